@@ -1,0 +1,121 @@
+"""The neutral chat model shared by the quiz core and every platform adapter.
+
+Nothing here knows about Discord or Slack: adapters translate platform payloads
+into these types and these types back into platform messages.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import Enum
+from typing import Protocol
+
+
+@dataclass(frozen=True)
+class Target:
+    """A channel on a platform, inside a community (Discord guild, Slack workspace)."""
+
+    platform: str
+    community: str
+    channel: str
+
+
+@dataclass(frozen=True)
+class MessageRef:
+    """A message the bot posted, as the platform identifies it."""
+
+    target: Target
+    message_id: str
+
+
+class ButtonStyle(Enum):
+    NEUTRAL = "neutral"
+    SUCCESS = "success"
+    DANGER = "danger"
+
+
+@dataclass(frozen=True)
+class Button:
+    custom_id: str
+    label: str
+    style: ButtonStyle = ButtonStyle.NEUTRAL
+    disabled: bool = False
+
+
+@dataclass(frozen=True)
+class Field:
+    name: str
+    value: str
+    inline: bool = False
+
+
+@dataclass(frozen=True)
+class OutMessage:
+    """A message to show a person.
+
+    `text` is the plain fallback (notifications, terminals, Slack's `text`);
+    `title`, `body` and `fields` are the rich form. `deadline`, when set, is a
+    moment the platform may render as a live countdown.
+    """
+
+    text: str
+    title: str | None = None
+    body: str = ""
+    fields: tuple[Field, ...] = ()
+    buttons: tuple[Button, ...] = ()
+    footer: str | None = None
+    deadline: datetime | None = None
+
+
+@dataclass(frozen=True)
+class Command:
+    """A `/quiz <name> …` command, already parsed into named arguments."""
+
+    name: str
+    target: Target
+    user_id: str
+    is_moderator: bool = False
+    args: dict[str, str] = field(default_factory=dict)
+    display_name: str | None = None
+
+
+@dataclass(frozen=True)
+class Interaction:
+    """A button click."""
+
+    target: Target
+    user_id: str
+    custom_id: str
+    display_name: str | None = None
+
+
+class Adapter(Protocol):
+    """What the quiz core needs from a platform.
+
+    Private replies to commands and clicks are returned by the service and
+    delivered by the adapter through its own mechanism (interaction response,
+    ephemeral message, terminal line); see `reply_private`.
+    """
+
+    platform: str
+
+    @property
+    def connected(self) -> bool: ...
+
+    async def send(self, target: Target, message: OutMessage) -> MessageRef: ...
+
+    async def edit(self, ref: MessageRef, message: OutMessage) -> None: ...
+
+    async def reply_private(self, event: Command | Interaction, message: OutMessage) -> None: ...
+
+
+class DeliveryError(Exception):
+    """A platform refused a post or an edit (missing channel, no permission, …).
+
+    `permanent` is true when retrying cannot help, such as a deleted channel.
+    """
+
+    def __init__(self, message: str, *, permanent: bool = False) -> None:
+        super().__init__(message)
+        self.permanent = permanent

@@ -1,0 +1,126 @@
+"""Typed settings, read from the environment and an optional `.env` file."""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+
+
+def installed_banks_dir() -> Path:
+    """Where the shipped banks live: inside the installed package, else the source tree."""
+    packaged = Path(str(resources.files("bot"))) / "banks"
+    if packaged.is_dir():
+        return packaged
+    return Path(__file__).resolve().parent.parent / "questions"
+
+
+def default_questions_dir() -> Path:
+    local = Path("questions")
+    return local if local.is_dir() else installed_banks_dir()
+
+
+def _env(name: str) -> AliasChoices:
+    return AliasChoices(name)
+
+
+class Settings(BaseSettings):
+    """Every setting the bot reads. Environment names are given by `validation_alias`."""
+
+    model_config = SettingsConfigDict(env_file=".env", extra="ignore", populate_by_name=True)
+
+    database_url: str | None = Field(
+        default=None,
+        validation_alias=_env("QUIZ_DATABASE_URL"),
+        description="SQLAlchemy URL; default SQLite in QUIZ_DATA_DIR",
+    )
+    data_dir: Path = Field(default=Path("data"), validation_alias=_env("QUIZ_DATA_DIR"))
+    questions_dir: Path = Field(
+        default_factory=default_questions_dir, validation_alias=_env("QUIZ_QUESTIONS_DIR")
+    )
+    log_level: str = Field(default="INFO", validation_alias=_env("QUIZ_LOG_LEVEL"))
+    health_port: int = Field(
+        default=8080, ge=0, le=65535, validation_alias=_env("QUIZ_HEALTH_PORT")
+    )
+
+    discord_token: SecretStr | None = Field(default=None, validation_alias=_env("DISCORD_TOKEN"))
+    slack_bot_token: SecretStr | None = Field(
+        default=None, validation_alias=_env("SLACK_BOT_TOKEN")
+    )
+    slack_app_token: SecretStr | None = Field(
+        default=None, validation_alias=_env("SLACK_APP_TOKEN")
+    )
+    slack_signing_secret: SecretStr | None = Field(
+        default=None, validation_alias=_env("SLACK_SIGNING_SECRET")
+    )
+
+    @field_validator("log_level")
+    @classmethod
+    def _known_level(cls, value: str) -> str:
+        upper = value.upper()
+        if upper not in LOG_LEVELS:
+            raise ValueError(f"must be one of {', '.join(LOG_LEVELS)}")
+        return upper
+
+    @field_validator("database_url")
+    @classmethod
+    def _async_driver(cls, value: str | None) -> str | None:
+        if not value:
+            return None
+        # Accept the plain URLs people copy from hosting dashboards.
+        for plain, driver in (
+            ("postgres://", "postgresql+asyncpg://"),
+            ("postgresql://", "postgresql+asyncpg://"),
+            ("sqlite://", "sqlite+aiosqlite://"),
+        ):
+            if value.startswith(plain):
+                return driver + value[len(plain) :]
+        if not value.startswith(("postgresql+asyncpg://", "sqlite+aiosqlite://")):
+            raise ValueError("must be a sqlite:// or postgresql:// URL")
+        return value
+
+    @property
+    def resolved_database_url(self) -> str:
+        if self.database_url:
+            return self.database_url
+        return f"sqlite+aiosqlite:///{(self.data_dir / 'quizmaster.db').as_posix()}"
+
+    def slack_problem(self) -> str | None:
+        """Why the Slack settings cannot start an adapter, or None when they can (or are unset)."""
+        if self.slack_bot_token and not (self.slack_app_token or self.slack_signing_secret):
+            return (
+                "SLACK_BOT_TOKEN is set but neither SLACK_APP_TOKEN (Socket Mode) "
+                "nor SLACK_SIGNING_SECRET (HTTP mode) is"
+            )
+        return None
+
+
+# Shown when no platform is configured; kept next to the fields it describes.
+SETTINGS_HELP: tuple[tuple[str, str], ...] = (
+    ("DISCORD_TOKEN", "Discord bot token: starts the Discord adapter"),
+    ("SLACK_BOT_TOKEN", "Slack bot token (xoxb-…): starts the Slack adapter"),
+    ("SLACK_APP_TOKEN", "Slack app-level token (xapp-…): Socket Mode"),
+    ("SLACK_SIGNING_SECRET", "Slack signing secret: HTTP mode"),
+    ("QUIZ_DATABASE_URL", "database URL (default: SQLite in QUIZ_DATA_DIR)"),
+    ("QUIZ_DATA_DIR", "folder for the SQLite database (default ./data)"),
+    ("QUIZ_QUESTIONS_DIR", "folder of question banks (default ./questions or the shipped banks)"),
+    ("QUIZ_LOG_LEVEL", "DEBUG, INFO, WARNING, ERROR (default INFO)"),
+    ("QUIZ_HEALTH_PORT", "port of GET /healthz (default 8080, 0 turns it off)"),
+)
+
+
+def describe_errors(error: ValidationError) -> list[str]:
+    """One readable line per bad setting, naming its environment variable, never its value."""
+    lines = []
+    for problem in error.errors():
+        name = str(problem["loc"][0]) if problem["loc"] else "settings"
+        lines.append(f"{name}: {problem['msg']}")
+    return lines
+
+
+def load_settings() -> Settings:
+    return Settings()

@@ -1,0 +1,1 @@
+"""Platform-neutral quiz logic: banks, rules, rendering and the quiz service."""

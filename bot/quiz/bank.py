@@ -1,0 +1,281 @@
+"""Question banks: the YAML format, its validation and loading.
+
+A bad bank never stops the others from loading: `load_banks` returns the good
+ones and a list of problems, each naming the file, question id and line.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any
+
+import yaml
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationError,
+    model_validator,
+)
+
+log = logging.getLogger(__name__)
+
+LETTERS = "ABCDE"
+# The tightest limits of the platforms we render to: Slack section text is
+# 3000 characters, Discord buttons 80 (we put only letters on buttons, but the
+# full option goes into the message body next to the prompt).
+MAX_PROMPT = 1000
+MAX_OPTION = 300
+MAX_EXPLANATION = 1000
+
+Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+Tag = Annotated[str, StringConstraints(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$", max_length=40)]
+Ident = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9_-]{0,63}$")]
+
+
+class Difficulty(StrEnum):
+    EASY = "easy"
+    MEDIUM = "medium"
+    HARD = "hard"
+
+
+class Question(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: Ident = Field(description="Unique across all banks, e.g. pdt-01")
+    prompt: Annotated[Text, StringConstraints(max_length=MAX_PROMPT)]
+    options: list[Annotated[Text, StringConstraints(max_length=MAX_OPTION)]] = Field(
+        min_length=2, max_length=5
+    )
+    answer: Annotated[str, StringConstraints(pattern=r"^[A-E]$")] = Field(
+        description="Letter of the correct option, in the order options are listed"
+    )
+    explanation: Annotated[Text, StringConstraints(max_length=MAX_EXPLANATION)]
+    tags: list[Tag] = Field(default_factory=list)
+    difficulty: Difficulty = Difficulty.MEDIUM
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Question:
+        if len(set(self.options)) != len(self.options):
+            raise ValueError("option texts must be unique")
+        if LETTERS.index(self.answer) >= len(self.options):
+            raise ValueError(
+                f"answer {self.answer} names no option (there are {len(self.options)})"
+            )
+        return self
+
+    @property
+    def answer_index(self) -> int:
+        return LETTERS.index(self.answer)
+
+
+class BankFile(BaseModel):
+    """The schema of one bank file."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: Ident
+    title: Annotated[Text, StringConstraints(max_length=100)]
+    description: str = ""
+    questions: list[Question] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _unique_ids(self) -> BankFile:
+        seen: set[str] = set()
+        for question in self.questions:
+            if question.id in seen:
+                raise ValueError(f"question id {question.id} appears twice")
+            seen.add(question.id)
+        return self
+
+
+@dataclass(frozen=True)
+class Bank:
+    id: str
+    title: str
+    description: str
+    questions: tuple[Question, ...]
+    path: Path
+
+
+@dataclass(frozen=True)
+class BankProblem:
+    path: Path
+    message: str
+    question_id: str | None = None
+    line: int | None = None
+
+    def __str__(self) -> str:
+        where = str(self.path)
+        if self.line is not None:
+            where += f":{self.line}"
+        if self.question_id:
+            where += f" (question {self.question_id})"
+        return f"{where}: {self.message}"
+
+
+class Catalog:
+    """Every loaded bank, with look-ups by question and bank id."""
+
+    def __init__(self, banks: Iterable[Bank]) -> None:
+        self.banks: dict[str, Bank] = {bank.id: bank for bank in banks}
+        self._questions: dict[str, tuple[Bank, Question]] = {
+            q.id: (bank, q) for bank in self.banks.values() for q in bank.questions
+        }
+
+    def question(self, question_id: str) -> Question | None:
+        found = self._questions.get(question_id)
+        return found[1] if found else None
+
+    def bank_of(self, question_id: str) -> Bank | None:
+        found = self._questions.get(question_id)
+        return found[0] if found else None
+
+    def tags(self) -> list[str]:
+        return sorted({tag for _, q in self._questions.values() for tag in q.tags})
+
+    def pool(self, bank: str | None = None, tag: str | None = None) -> list[str]:
+        """Question ids matching the filters, in a stable order."""
+        return [
+            q.id
+            for b in self.banks.values()
+            if bank is None or b.id == bank
+            for q in b.questions
+            if tag is None or tag in q.tags
+        ]
+
+
+def _question_lines(text: str) -> list[int]:
+    """1-based line of each item under `questions:`, for error messages."""
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        return []
+    if not isinstance(root, yaml.MappingNode):
+        return []
+    for key, value in root.value:
+        if key.value == "questions" and isinstance(value, yaml.SequenceNode):
+            return [item.start_mark.line + 1 for item in value.value]
+    return []
+
+
+def _problems_from(
+    error: ValidationError, path: Path, raw: Any, lines: list[int]
+) -> list[BankProblem]:
+    problems = []
+    for item in error.errors():
+        loc = item["loc"]
+        question_id = None
+        line = None
+        if len(loc) >= 2 and loc[0] == "questions" and isinstance(loc[1], int):
+            index = loc[1]
+            line = lines[index] if index < len(lines) else None
+            questions = raw.get("questions") if isinstance(raw, dict) else None
+            if isinstance(questions, list) and index < len(questions):
+                entry = questions[index]
+                if isinstance(entry, dict) and entry.get("id"):
+                    question_id = str(entry["id"])
+            field = ".".join(str(part) for part in loc[2:]) or "question"
+        else:
+            field = ".".join(str(part) for part in loc) or "bank"
+        message = item["msg"].removeprefix("Value error, ")
+        problems.append(BankProblem(path, f"{field}: {message}", question_id, line))
+    return problems
+
+
+def parse_bank(path: Path) -> tuple[Bank | None, list[BankProblem]]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        return None, [BankProblem(path, f"cannot read: {exc}")]
+    try:
+        raw = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else None
+        reason = getattr(exc, "problem", None) or str(exc)
+        return None, [BankProblem(path, f"not valid YAML: {reason}", line=line)]
+    if not isinstance(raw, dict):
+        return None, [BankProblem(path, "a bank must be a mapping with id, title and questions")]
+    try:
+        parsed = BankFile.model_validate(raw)
+    except ValidationError as exc:
+        return None, _problems_from(exc, path, raw, _question_lines(text))
+    bank = Bank(parsed.id, parsed.title, parsed.description, tuple(parsed.questions), path)
+    return bank, []
+
+
+def bank_files(paths: Iterable[Path]) -> list[Path]:
+    files: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            files.extend(sorted(p for p in path.iterdir() if p.suffix in (".yaml", ".yml")))
+        else:
+            files.append(path)
+    return files
+
+
+def load_banks(paths: Iterable[Path]) -> tuple[Catalog, list[BankProblem]]:
+    """Load every bank file; skip (and report) bad ones and cross-bank id clashes."""
+    banks: list[Bank] = []
+    problems: list[BankProblem] = []
+    bank_ids: set[str] = set()
+    question_owner: dict[str, Path] = {}
+    for path in bank_files(paths):
+        bank, found = parse_bank(path)
+        problems.extend(found)
+        if bank is None:
+            continue
+        clash = None
+        if bank.id in bank_ids:
+            clash = BankProblem(path, f"bank id {bank.id} is already used by another file")
+        for question in bank.questions:
+            if clash is None and question.id in question_owner:
+                owner = question_owner[question.id]
+                clash = BankProblem(path, f"question id also used in {owner}", question.id)
+        if clash:
+            problems.append(clash)
+            continue
+        bank_ids.add(bank.id)
+        question_owner.update({q.id: path for q in bank.questions})
+        banks.append(bank)
+    for problem in problems:
+        log.warning("question bank skipped: %s", problem)
+    return Catalog(banks), problems
+
+
+def json_schema() -> str:
+    schema = BankFile.model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = "Quizmaster question bank"
+    return json.dumps(schema, indent=2)
+
+
+def export(catalog: Catalog) -> dict[str, Any]:
+    return {
+        "banks": [
+            {
+                "id": bank.id,
+                "title": bank.title,
+                "questions": [
+                    {
+                        "id": q.id,
+                        "prompt": q.prompt,
+                        "options": list(q.options),
+                        "answer": q.answer_index,
+                        "explanation": q.explanation,
+                        "tags": list(q.tags),
+                        "difficulty": q.difficulty.value,
+                    }
+                    for q in bank.questions
+                ],
+            }
+            for bank in catalog.banks.values()
+        ]
+    }

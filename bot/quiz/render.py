@@ -1,0 +1,329 @@
+"""Everything a person reads, rendered from neutral data in one place, so that
+Discord, Slack and the terminal all say the same thing."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from bot.chat import Button, ButtonStyle, Field, OutMessage
+from bot.quiz.bank import LETTERS, Question
+from bot.quiz.rules import (
+    MAX_QUESTIONS,
+    MAX_SECONDS,
+    MIN_QUESTIONS,
+    MIN_SECONDS,
+    Period,
+    Scope,
+)
+from bot.storage.repository import PostTally, QuizResult, RankRow
+
+BAR_WIDTH = 10
+ANSWER_PREFIX = "qm:a"
+
+
+def answer_custom_id(post_id: int, slot: int) -> str:
+    """The id a letter button carries: which post and which slot, nothing more."""
+    return f"{ANSWER_PREFIX}:{post_id}:{slot}"
+
+
+def parse_answer_custom_id(custom_id: str) -> tuple[int, int] | None:
+    parts = custom_id.split(":")
+    if len(parts) != 4 or ":".join(parts[:2]) != ANSWER_PREFIX:
+        return None
+    post, slot = parts[2], parts[3]
+    if not (post.isdigit() and slot.isdigit()) or len(post) > 18:
+        return None
+    return int(post), int(slot)
+
+
+def mention(platform: str, user_id: str) -> str:
+    """How to name a member without looking them up: a mention on chat platforms."""
+    if platform == "console":
+        return "you" if user_id == "local" else user_id
+    return f"<@{user_id}>"
+
+
+def letter(slot: int) -> str:
+    return LETTERS[slot]
+
+
+@dataclass(frozen=True)
+class QuestionView:
+    """A posted question as the renderer needs it."""
+
+    post_id: int
+    bank_title: str
+    question: Question
+    option_order: Sequence[int]
+    sequence: int | None
+    total: int | None
+    closes_at: datetime
+    seconds: int
+
+    def option(self, slot: int) -> str:
+        return self.question.options[self.option_order[slot]]
+
+    @property
+    def heading(self) -> str:
+        if self.sequence is not None and self.total is not None:
+            return f"{self.bank_title} · Question {self.sequence}/{self.total}"
+        return f"{self.bank_title} · Question of the day"
+
+
+def _options_text(view: QuestionView, marks: Sequence[str] | None = None) -> str:
+    lines = []
+    for slot in range(len(view.option_order)):
+        mark = marks[slot] if marks else ""
+        lines.append(f"{mark}**{letter(slot)}.** {view.option(slot)}")
+    return "\n".join(lines)
+
+
+def question(view: QuestionView) -> OutMessage:
+    body = f"{view.question.prompt}\n\n{_options_text(view)}"
+    buttons = tuple(
+        Button(answer_custom_id(view.post_id, slot), letter(slot))
+        for slot in range(len(view.option_order))
+    )
+    plain_options = "\n".join(
+        f"{letter(slot)}. {view.option(slot)}" for slot in range(len(view.option_order))
+    )
+    return OutMessage(
+        text=f"{view.heading}\n{view.question.prompt}\n{plain_options}",
+        title=view.heading,
+        body=body,
+        buttons=buttons,
+        footer=f"{view.seconds} seconds to answer · one answer each, the first click counts",
+        deadline=view.closes_at,
+    )
+
+
+def _bar(count: int, total: int) -> str:
+    share = count / total if total else 0.0
+    filled = round(share * BAR_WIDTH)
+    return "█" * filled + "░" * (BAR_WIDTH - filled)
+
+
+def distribution(view: QuestionView, tally: PostTally) -> str:
+    lines = []
+    for slot, count in enumerate(tally.counts):
+        percent = round(100 * count / tally.total) if tally.total else 0
+        lines.append(f"{letter(slot)} {_bar(count, tally.total)} {count} ({percent}%)")
+    return "\n".join(lines)
+
+
+def reveal(view: QuestionView, correct_slot: int, tally: PostTally, platform: str) -> OutMessage:
+    marks = ["✅ " if slot == correct_slot else "▫️ " for slot in range(len(view.option_order))]
+    answer = f"{letter(correct_slot)}. {view.option(correct_slot)}"
+    answers = "1 answer" if tally.total == 1 else f"{tally.total} answers"
+    first = (
+        f"First correct: {mention(platform, tally.first_correct_user)}"
+        if tally.first_correct_user
+        else "Nobody got it right."
+    )
+    buttons = tuple(
+        Button(
+            answer_custom_id(view.post_id, slot),
+            letter(slot),
+            ButtonStyle.SUCCESS if slot == correct_slot else ButtonStyle.NEUTRAL,
+            disabled=True,
+        )
+        for slot in range(len(view.option_order))
+    )
+    return OutMessage(
+        text=f"{view.heading} (closed)\n{view.question.prompt}\nAnswer: {answer}\n"
+        f"{view.question.explanation}\n{distribution(view, tally)}\n{answers}. {first}",
+        title=f"{view.heading} (closed)",
+        body=f"{view.question.prompt}\n\n{_options_text(view, marks)}",
+        fields=(
+            Field("Answer", answer),
+            Field("Why", view.question.explanation),
+            Field("How the channel voted", distribution(view, tally)),
+            Field("Answers", f"{answers}. {first}"),
+        ),
+        buttons=buttons,
+    )
+
+
+def _rank_lines(rows: Sequence[RankRow], platform: str) -> str:
+    medals = {1: "🥇", 2: "🥈", 3: "🥉"}
+    lines = []
+    for place, row in enumerate(rows, start=1):
+        badge = medals.get(place, f"{place}.")
+        lines.append(
+            f"{badge} {mention(platform, row.user_id)}: {row.points} pts "
+            f"({row.correct}/{row.answered} correct)"
+        )
+    return "\n".join(lines)
+
+
+def scoreboard(result: QuizResult, platform: str, *, stopped: bool) -> OutMessage:
+    title = "Quiz stopped: final scores" if stopped else "Quiz over: final scores"
+    if not result.participants:
+        body = "Nobody answered this time."
+    else:
+        accuracy = round(100 * result.correct / result.answers) if result.answers else 0
+        people = "1 player" if result.participants == 1 else f"{result.participants} players"
+        body = f"{_rank_lines(result.rows, platform)}\n\n{people} · {accuracy}% of answers correct"
+    return OutMessage(text=f"{title}\n{body}", title=title, body=body)
+
+
+_PERIOD_NAMES = {Period.WEEK: "this week", Period.MONTH: "this month", Period.ALL: "all time"}
+
+
+def leaderboard(rows: Sequence[RankRow], platform: str, scope: Scope, period: Period) -> OutMessage:
+    where = "this channel" if scope is Scope.CHANNEL else "this server"
+    if platform == "slack" and scope is Scope.COMMUNITY:
+        where = "this workspace"
+    title = f"Leaderboard: {where}, {_PERIOD_NAMES[period]}"
+    body = _rank_lines(rows, platform) if rows else "No answers yet in this period."
+    return OutMessage(text=f"{title}\n{body}", title=title, body=body)
+
+
+@dataclass(frozen=True)
+class StatsView:
+    user_id: str
+    answered: int
+    correct: int
+    points: int
+    streak: int
+    best_streak: int
+    best_streak_anywhere: int
+    per_tag: Sequence[tuple[str, int, int]]  # (tag, answered, correct)
+
+
+def _percent(part: int, whole: int) -> str:
+    return f"{round(100 * part / whole)}%" if whole else "–"
+
+
+def stats(view: StatsView, platform: str) -> OutMessage:
+    who = mention(platform, view.user_id)
+    title = "Your stats" if who == "you" else f"Stats for {who}"
+    summary = (
+        f"Answered: {view.answered}\nCorrect: {view.correct} "
+        f"({_percent(view.correct, view.answered)})\nPoints: {view.points}\n"
+        f"Daily streak: {view.streak} (best here {view.best_streak}, "
+        f"best anywhere {view.best_streak_anywhere})"
+    )
+    tags = "\n".join(
+        f"{tag}: {_percent(correct, answered)} of {answered}"
+        for tag, answered, correct in view.per_tag
+    )
+    fields = (Field("By topic", tags),) if tags else ()
+    text = f"{title}\n{summary}" + (f"\nBy topic:\n{tags}" if tags else "")
+    return OutMessage(text=text, title=title, body=summary, fields=fields)
+
+
+def private(text: str) -> OutMessage:
+    return OutMessage(text=text, body=text)
+
+
+# -- replies to clicks ----------------------------------------------------------
+
+
+def locked_in(slot: int) -> OutMessage:
+    return private(f"Locked in {letter(slot)}. The answer is revealed when the question closes.")
+
+
+def daily_feedback(slot: int, correct: bool, correct_slot: int, explanation: str) -> OutMessage:
+    if correct:
+        return private(f"✅ {letter(slot)} is right! {explanation}")
+    return private(
+        f"❌ {letter(slot)} is not it: the answer is {letter(correct_slot)}. {explanation}"
+    )
+
+
+def already_answered(slot: int | None) -> OutMessage:
+    if slot is None:
+        return private("You have already answered this question.")
+    return private(f"You already answered {letter(slot)}: the first click counts.")
+
+
+def question_closed(correct_slot: int) -> OutMessage:
+    return private(f"This question has closed; the answer was {letter(correct_slot)}.")
+
+
+def unknown_question() -> OutMessage:
+    return private("I don't know that question any more; it may have been removed.")
+
+
+# -- replies to commands --------------------------------------------------------
+
+
+def not_moderator(action: str) -> OutMessage:
+    return private(
+        f"Only moderators can {action}. Ask someone with Manage Server "
+        "(or the channel's moderator role) to do it."
+    )
+
+
+def quiz_started(total: int, seconds: int) -> OutMessage:
+    noun = "question" if total == 1 else "questions"
+    return private(f"Starting a quiz: {total} {noun}, {seconds} seconds each.")
+
+
+def quiz_already_running() -> OutMessage:
+    return private("A quiz is already running in this channel. Use `/quiz stop` to end it first.")
+
+
+def no_quiz_running() -> OutMessage:
+    return private("No quiz is running in this channel. Start one with `/quiz start`.")
+
+
+def no_questions(bank: str | None, tag: str | None) -> OutMessage:
+    wanted = " and ".join(
+        part for part in (f"bank `{bank}`" if bank else "", f"tag `{tag}`" if tag else "") if part
+    )
+    return private(f"No questions match {wanted or 'your choice'}. Try `/quiz help`.")
+
+
+def unknown_bank(bank: str, known: Sequence[str]) -> OutMessage:
+    return private(f"There is no bank `{bank}`. Banks: {', '.join(known) or 'none loaded'}.")
+
+
+def bad_value(problem: str) -> OutMessage:
+    return private(f"{problem}. Try `/quiz help`.")
+
+
+def quiz_stopped() -> OutMessage:
+    return private("Quiz stopped.")
+
+
+def question_skipped() -> OutMessage:
+    return private("Skipped: revealing the answer now.")
+
+
+def forgotten(count: int) -> OutMessage:
+    noun = "answer" if count == 1 else "answers"
+    return private(f"Done: I deleted your {count} {noun} and the stats built on them.")
+
+
+def unknown_command(name: str) -> OutMessage:
+    return private(f"I don't know `/quiz {name}`.\n\n{HELP}")
+
+
+def failure() -> OutMessage:
+    return private("Something went wrong on my side; nothing was lost. Please try again.")
+
+
+HELP = f"""\
+**Quizmaster** runs multiple-choice quizzes in this channel.
+`/quiz start [questions] [seconds] [bank] [tag]`: a live quiz (moderators; \
+{MIN_QUESTIONS}–{MAX_QUESTIONS} questions, {MIN_SECONDS}–{MAX_SECONDS} seconds each)
+`/quiz stop`, `/quiz skip`: end the quiz or reveal the current question (moderators)
+`/quiz leaderboard [channel|server] [week|month|all]`: the top ten
+`/quiz stats [user]`: answers, accuracy, points and streaks
+`/quiz forget-me`: delete your answers and stats
+Scoring: 10 points for a correct answer, plus up to 5 for speed in a live quiz."""
+
+
+def help_message() -> OutMessage:
+    return private(HELP)
+
+
+def quiz_failed() -> OutMessage:
+    return OutMessage(
+        text="The quiz stopped: I could not post the next question in this channel.",
+        body="The quiz stopped: I could not post the next question in this channel.",
+    )

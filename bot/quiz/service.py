@@ -1,0 +1,486 @@
+"""The quiz use cases: live quizzes, answers, closing and revealing, scores.
+
+Platform-neutral: it talks to adapters only through `bot.chat`. State lives in
+the database (deadlines included), so a restart resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from collections import OrderedDict
+from collections.abc import Awaitable
+from dataclasses import replace
+from datetime import timedelta
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from bot.chat import Adapter, Command, Interaction, MessageRef, OutMessage, Target
+from bot.clock import Clock
+from bot.quiz import render
+from bot.quiz.bank import Catalog
+from bot.quiz.rules import (
+    DEFAULT_QUESTIONS,
+    DEFAULT_SECONDS,
+    LEADERBOARD_SIZE,
+    MAX_QUESTIONS,
+    MAX_SECONDS,
+    MIN_QUESTIONS,
+    MIN_SECONDS,
+    Period,
+    Scope,
+    check_range,
+    period_window,
+    points_for,
+    shuffled_order,
+    streaks,
+)
+from bot.storage.repository import ChannelInfo, PostInfo, QuizInfo, Repository
+
+log = logging.getLogger(__name__)
+
+# Longest the timer loop sleeps without looking at the database, so deadlines
+# set by another process sharing the database are noticed too.
+MAX_IDLE_SECONDS = 30.0
+POST_CACHE_SIZE = 10_000
+MODERATOR_COMMANDS = {"start": "start a quiz", "stop": "stop a quiz", "skip": "skip a question"}
+SCOPE_WORDS = {
+    "channel": Scope.CHANNEL,
+    "server": Scope.COMMUNITY,
+    "workspace": Scope.COMMUNITY,
+    "community": Scope.COMMUNITY,
+}
+
+
+class QuizService:
+    def __init__(
+        self,
+        repository: Repository,
+        catalog: Catalog,
+        clock: Clock,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.repository = repository
+        self.catalog = catalog
+        self.clock = clock
+        self.rng = rng or random.Random()
+        self.adapters: dict[str, Adapter] = {}
+        self._channels: dict[tuple[str, str], ChannelInfo] = {}
+        self._posts: OrderedDict[int, PostInfo] = OrderedDict()
+        self._wake = asyncio.Event()
+        self._stopping = False
+
+    def register(self, adapter: Adapter) -> None:
+        self.adapters[adapter.platform] = adapter
+
+    # -- entry points for adapters ----------------------------------------------
+
+    async def handle_command(self, command: Command) -> OutMessage:
+        """Run a `/quiz` command; the result is the private reply to its author."""
+        try:
+            return await self._dispatch(command)
+        except Exception:
+            log.exception("command %s failed in %s", command.name, command.target)
+            return render.failure()
+
+    async def handle_click(self, interaction: Interaction) -> OutMessage:
+        """Record a button click; the result is the private reply to the clicker."""
+        try:
+            return await self.answer(interaction)
+        except Exception:
+            log.exception("click %s failed in %s", interaction.custom_id, interaction.target)
+            return render.failure()
+
+    async def _dispatch(self, command: Command) -> OutMessage:
+        name = command.name
+        if name in MODERATOR_COMMANDS and not command.is_moderator:
+            return render.not_moderator(MODERATOR_COMMANDS[name])
+        args = command.args
+        if name == "start":
+            return await self.start(
+                command.target,
+                command.user_id,
+                questions=args.get("questions"),
+                seconds=args.get("seconds"),
+                bank=args.get("bank") or None,
+                tag=args.get("tag") or None,
+            )
+        if name == "stop":
+            return await self.stop(command.target)
+        if name == "skip":
+            return await self.skip(command.target)
+        if name == "leaderboard":
+            return await self.leaderboard(
+                command.target, args.get("scope", "channel"), args.get("period", "week")
+            )
+        if name == "stats":
+            return await self.stats(command.target, args.get("user") or command.user_id)
+        if name == "forget-me":
+            return render.forgotten(
+                await self.forget_user(command.target.platform, command.user_id)
+            )
+        if name == "help":
+            return render.help_message()
+        return render.unknown_command(name)
+
+    # -- live quizzes -----------------------------------------------------------
+
+    async def start(
+        self,
+        target: Target,
+        user_id: str,
+        *,
+        questions: int | str | None = None,
+        seconds: int | str | None = None,
+        bank: str | None = None,
+        tag: str | None = None,
+        expected_players: int | None = None,
+    ) -> OutMessage:
+        count = _as_int(questions, DEFAULT_QUESTIONS)
+        limit = _as_int(seconds, DEFAULT_SECONDS)
+        if count is None:
+            return render.bad_value(f"questions must be a whole number (got {questions})")
+        if limit is None:
+            return render.bad_value(f"seconds must be a whole number (got {seconds})")
+        problem = check_range("questions", count, MIN_QUESTIONS, MAX_QUESTIONS) or check_range(
+            "seconds", limit, MIN_SECONDS, MAX_SECONDS
+        )
+        if problem:
+            return render.bad_value(problem)
+        if bank and bank not in self.catalog.banks:
+            return render.unknown_bank(bank, sorted(self.catalog.banks))
+        pool = self.catalog.pool(bank, tag)
+        if not pool:
+            return render.no_questions(bank, tag)
+
+        channel = await self._channel(target)
+        if await self.repository.running_quiz(channel.id):
+            return render.quiz_already_running()
+        drawn = await self.repository.draw(channel.id, pool, min(count, len(pool)), self.rng)
+        quiz = await self.repository.create_quiz(
+            channel.id,
+            drawn,
+            seconds=limit,
+            bank=bank,
+            tag=tag,
+            started_by=user_id,
+            expected_players=expected_players,
+            now=self.clock.now(),
+        )
+        if quiz is None:
+            return render.quiz_already_running()
+        await self._post_next(quiz)
+        return render.quiz_started(quiz.total, limit)
+
+    async def stop(self, target: Target) -> OutMessage:
+        channel = await self._channel(target)
+        quiz = await self.repository.running_quiz(channel.id)
+        if quiz is None or not await self.repository.end_quiz(quiz.id, "stopped", self.clock.now()):
+            return render.no_quiz_running()
+        for post_id in await self.repository.open_posts(quiz.id):
+            await self.close_post(post_id)
+        await self._post_scoreboard(quiz, channel.target, stopped=True)
+        return render.quiz_stopped()
+
+    async def skip(self, target: Target) -> OutMessage:
+        channel = await self._channel(target)
+        post_id = await self.repository.open_post_in_channel(channel.id)
+        if post_id is None:
+            return render.no_quiz_running()
+        await self.close_post(post_id)
+        return render.question_skipped()
+
+    async def _post_next(self, quiz: QuizInfo) -> None:
+        """Post the quiz's next question, or finish it when none is left."""
+        if quiz.posted >= quiz.total:
+            await self._finish(quiz)
+            return
+        question = self.catalog.question(quiz.question_ids[quiz.posted])
+        if question is None:
+            # The bank changed under a running quiz: skip the missing question.
+            log.warning(
+                "question %s is gone; ending quiz %s", quiz.question_ids[quiz.posted], quiz.id
+            )
+            await self.repository.end_quiz(quiz.id, "failed", self.clock.now())
+            return
+        order = shuffled_order(len(question.options), self.rng)
+        now = self.clock.now()
+        post = await self.repository.post_next(
+            quiz.id,
+            quiz.posted,
+            option_order=order,
+            correct_slot=order.index(question.answer_index),
+            now=now,
+            closes_at=now + timedelta(seconds=quiz.seconds),
+        )
+        if post is None:
+            return  # another caller advanced this quiz
+        self._remember(post)
+        self._wake.set()
+        adapter = self.adapters.get(post.target.platform)
+        view = self._view(post, quiz.total)
+        try:
+            if adapter is None or view is None:
+                raise RuntimeError(f"no {post.target.platform} adapter is running")
+            ref = await adapter.send(post.target, render.question(view))
+        except Exception:
+            log.exception("could not post question %s in %s", post.question_id, post.target)
+            await self.repository.claim_close(post.id, self.clock.now())
+            await self.repository.end_quiz(quiz.id, "failed", self.clock.now())
+            self._posts.pop(post.id, None)
+            return
+        await self.repository.set_message_id(post.id, ref.message_id)
+        self._remember(post, message_id=ref.message_id)
+
+    async def _finish(self, quiz: QuizInfo) -> None:
+        if not await self.repository.end_quiz(quiz.id, "finished", self.clock.now()):
+            return
+        channel = await self._channel_by_id(quiz)
+        await self._post_scoreboard(quiz, channel, stopped=False)
+
+    async def _post_scoreboard(self, quiz: QuizInfo, target: Target, *, stopped: bool) -> None:
+        result = await self.repository.quiz_result(quiz.id, LEADERBOARD_SIZE)
+        adapter = self.adapters.get(target.platform)
+        if adapter is None:
+            return
+        try:
+            await adapter.send(target, render.scoreboard(result, target.platform, stopped=stopped))
+        except Exception:
+            log.exception("could not post the scoreboard in %s", target)
+
+    # -- answers ------------------------------------------------------------------
+
+    async def answer(self, interaction: Interaction) -> OutMessage:
+        parsed = render.parse_answer_custom_id(interaction.custom_id)
+        if parsed is None:
+            return render.unknown_question()
+        post_id, slot = parsed
+        post = await self._post(post_id)
+        if (
+            post is None
+            or post.target.platform != interaction.target.platform
+            or post.target.channel != interaction.target.channel
+            or slot >= len(post.option_order)
+        ):
+            return render.unknown_question()
+        now = self.clock.now()
+        if post.closed_at is not None or now >= post.closes_at:
+            return render.question_closed(post.correct_slot)
+
+        live = post.kind == "live"
+        correct = slot == post.correct_slot
+        time_left = (post.closes_at - now).total_seconds()
+        points = points_for(correct, live=live, time_left=time_left, time_limit=post.seconds)
+        stored = await self.repository.record_answer(
+            post, interaction.user_id, slot, correct=correct, points=points, now=now
+        )
+        if not stored:
+            earlier = await self.repository.answer_slot(post.id, interaction.user_id)
+            if earlier is not None:
+                return render.already_answered(earlier)
+            return render.question_closed(post.correct_slot)
+
+        if live and post.quiz_id is not None:
+            await self._close_when_everyone_answered(post)
+            return render.locked_in(slot)
+        question = self.catalog.question(post.question_id)
+        explanation = question.explanation if question else ""
+        return render.daily_feedback(slot, correct, post.correct_slot, explanation)
+
+    async def _close_when_everyone_answered(self, post: PostInfo) -> None:
+        assert post.quiz_id is not None
+        quiz = await self.repository.quiz(post.quiz_id)
+        if quiz is None or quiz.expected_players is None:
+            return
+        if await self.repository.answer_count(post.id) >= quiz.expected_players:
+            await self.repository.close_early(post.id, self.clock.now())
+            self._wake.set()
+
+    # -- closing ------------------------------------------------------------------
+
+    async def close_post(self, post_id: int) -> None:
+        """Close a post once (whoever claims it), reveal the answer, and move its quiz on."""
+        post = await self.repository.post(post_id)
+        if post is None or post.closed_at is not None:
+            return
+        if not await self.repository.claim_close(post_id, self.clock.now()):
+            return
+        self._posts.pop(post_id, None)
+        total = None
+        quiz = await self.repository.quiz(post.quiz_id) if post.quiz_id is not None else None
+        if quiz is not None:
+            total = quiz.total
+        tally = await self.repository.tally(post)
+        view = self._view(post, total)
+        adapter = self.adapters.get(post.target.platform)
+        if adapter is not None and post.message_id is not None and view is not None:
+            try:
+                await adapter.edit(
+                    MessageRef(post.target, post.message_id),
+                    render.reveal(view, post.correct_slot, tally, post.target.platform),
+                )
+            except Exception:
+                log.exception("could not reveal post %s in %s", post.id, post.target)
+        if quiz is not None:
+            await self._advance(quiz.id)
+
+    async def _advance(self, quiz_id: int) -> None:
+        quiz = await self.repository.quiz(quiz_id)
+        if quiz is not None and quiz.status == "running":
+            await self._post_next(quiz)
+
+    # -- timers -------------------------------------------------------------------
+
+    async def tick(self) -> None:
+        """Close every post whose deadline has passed and resume stalled quizzes.
+
+        Channels are handled concurrently; one failing never holds up another.
+        """
+        due = await self.repository.due_posts(self.clock.now())
+        await _each_isolated([self.close_post(post_id) for post_id in due])
+        stalled = await self.repository.stalled_quizzes()
+        await _each_isolated([self._advance(quiz_id) for quiz_id in stalled])
+
+    async def run_timers(self) -> None:
+        """Sleep until the next deadline (or a wake-up), then tick; until `shutdown`."""
+        while not self._stopping:
+            self._wake.clear()
+            timeout = MAX_IDLE_SECONDS
+            try:
+                await self.tick()
+                deadline = await self.repository.next_deadline()
+                if deadline is not None:
+                    wait = (deadline - self.clock.now()).total_seconds()
+                    timeout = min(max(wait, 0.0), MAX_IDLE_SECONDS)
+            except Exception:
+                log.exception("timer tick failed; retrying")
+                timeout = 1.0
+            if not self._stopping:
+                await self.clock.wait(self._wake, timeout)
+
+    def shutdown(self) -> None:
+        self._stopping = True
+        self._wake.set()
+
+    # -- scores -------------------------------------------------------------------
+
+    async def leaderboard(self, target: Target, scope_word: str, period_word: str) -> OutMessage:
+        scope = SCOPE_WORDS.get(scope_word.lower())
+        if scope is None:
+            return render.bad_value(f"scope must be channel or server (got {scope_word})")
+        try:
+            period = Period(period_word.lower())
+        except ValueError:
+            return render.bad_value(f"period must be week, month or all (got {period_word})")
+        channel = await self._channel(target)
+        window = period_window(period, self.clock.now(), _zone(channel.timezone))
+        rows = await self.repository.leaderboard(
+            platform=target.platform,
+            community=target.community,
+            channel_id=channel.id if scope is Scope.CHANNEL else None,
+            window=window,
+            limit=LEADERBOARD_SIZE,
+        )
+        return render.leaderboard(rows, target.platform, scope, period)
+
+    async def stats_view(self, target: Target, user_id: str) -> render.StatsView:
+        totals = await self.repository.user_totals(target.platform, user_id)
+        channel = await self._channel(target)
+        current, best = streaks(await self.repository.daily_results(channel.id, user_id))
+        best_anywhere = best
+        for other in await self.repository.daily_channels_of(target.platform, user_id):
+            if other != channel.id:
+                _, other_best = streaks(await self.repository.daily_results(other, user_id))
+                best_anywhere = max(best_anywhere, other_best)
+        per_tag: dict[str, list[int]] = {}
+        for question_id, answered, correct in totals.per_question:
+            question = self.catalog.question(question_id)
+            for tag in question.tags if question else []:
+                counts = per_tag.setdefault(tag, [0, 0])
+                counts[0] += answered
+                counts[1] += correct
+        return render.StatsView(
+            user_id=user_id,
+            answered=totals.answered,
+            correct=totals.correct,
+            points=totals.points,
+            streak=current,
+            best_streak=best,
+            best_streak_anywhere=best_anywhere,
+            per_tag=[(tag, n, c) for tag, (n, c) in sorted(per_tag.items())],
+        )
+
+    async def stats(self, target: Target, user_id: str) -> OutMessage:
+        return render.stats(await self.stats_view(target, user_id), target.platform)
+
+    async def forget_user(self, platform: str, user_id: str) -> int:
+        return await self.repository.forget_user(platform, user_id)
+
+    # -- helpers ------------------------------------------------------------------
+
+    async def _channel(self, target: Target) -> ChannelInfo:
+        key = (target.platform, target.channel)
+        if key not in self._channels:
+            self._channels[key] = await self.repository.channel(target, self.clock.now())
+        return self._channels[key]
+
+    async def _channel_by_id(self, quiz: QuizInfo) -> Target:
+        for info in self._channels.values():
+            if info.id == quiz.channel_id:
+                return info.target
+        return await self.repository.channel_target(quiz.channel_id)
+
+    async def _post(self, post_id: int) -> PostInfo | None:
+        cached = self._posts.get(post_id)
+        if cached is not None:
+            return cached
+        post = await self.repository.post(post_id)
+        if post is not None and post.closed_at is None:
+            self._remember(post)
+        return post
+
+    def _remember(self, post: PostInfo, message_id: str | None = None) -> None:
+        if message_id is not None:
+            post = replace(post, message_id=message_id)
+        self._posts[post.id] = post
+        while len(self._posts) > POST_CACHE_SIZE:
+            self._posts.popitem(last=False)
+
+    def _view(self, post: PostInfo, total: int | None) -> render.QuestionView | None:
+        question = self.catalog.question(post.question_id)
+        bank = self.catalog.bank_of(post.question_id)
+        if question is None or bank is None:
+            return None
+        return render.QuestionView(
+            post_id=post.id,
+            bank_title=bank.title,
+            question=question,
+            option_order=post.option_order,
+            sequence=post.sequence,
+            total=total,
+            closes_at=post.closes_at,
+            seconds=post.seconds,
+        )
+
+
+def _as_int(value: int | str | None, default: int) -> int | None:
+    if value is None or value == "":
+        return default
+    if isinstance(value, int):
+        return value
+    text = value.strip()
+    return int(text) if text.lstrip("-").isdigit() else None
+
+
+def _zone(name: str) -> ZoneInfo:
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        return ZoneInfo("UTC")
+
+
+async def _each_isolated(jobs: list[Awaitable[None]]) -> None:
+    results = await asyncio.gather(*jobs, return_exceptions=True)
+    for result in results:
+        if isinstance(result, BaseException):
+            log.error("a timed step failed", exc_info=result)

@@ -1,0 +1,156 @@
+"""Database tables. Answers are append-only: every leaderboard and statistic is
+derived from them, so any period or question can be recomputed later."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    DateTime,
+    Dialect,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    TypeDecorator,
+    UniqueConstraint,
+    text,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """Aware UTC datetimes on every backend (SQLite has no time zones)."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime given to the database")
+        value = value.astimezone(UTC)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: Any, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        assert isinstance(value, datetime)
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+class Base(DeclarativeBase):
+    type_annotation_map = {datetime: UTCDateTime}  # noqa: RUF012 (SQLAlchemy's own hook)
+
+
+class Channel(Base):
+    """A channel the bot has posted in, with its settings."""
+
+    __tablename__ = "channels"
+    __table_args__ = (UniqueConstraint("platform", "channel", name="uq_channels_platform_channel"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    platform: Mapped[str] = mapped_column(String(16))
+    community: Mapped[str] = mapped_column(String(64), index=True)
+    channel: Mapped[str] = mapped_column(String(64))
+    timezone: Mapped[str] = mapped_column(String(64), default="UTC", server_default="UTC")
+    moderator_role: Mapped[str | None] = mapped_column(String(100), default=None)
+    created_at: Mapped[datetime]
+
+
+class Quiz(Base):
+    """A live quiz: its questions are chosen at start, `posted` counts those sent."""
+
+    __tablename__ = "quizzes"
+    __table_args__ = (
+        # One running quiz per channel, enforced by the database.
+        Index(
+            "uq_quizzes_one_running",
+            "channel_id",
+            unique=True,
+            sqlite_where=text("status = 'running'"),
+            postgresql_where=text("status = 'running'"),
+        ),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    channel_id: Mapped[int] = mapped_column(ForeignKey("channels.id", ondelete="CASCADE"))
+    status: Mapped[str] = mapped_column(String(16))
+    question_ids: Mapped[list[str]] = mapped_column(JSON)
+    posted: Mapped[int] = mapped_column(Integer, default=0)
+    seconds: Mapped[int] = mapped_column(Integer)
+    bank: Mapped[str | None] = mapped_column(String(64), default=None)
+    tag: Mapped[str | None] = mapped_column(String(40), default=None)
+    expected_players: Mapped[int | None] = mapped_column(Integer, default=None)
+    started_by: Mapped[str] = mapped_column(String(64))
+    started_at: Mapped[datetime]
+    ended_at: Mapped[datetime | None] = mapped_column(default=None)
+
+
+class Post(Base):
+    """One posting of a question in a channel, with its shuffled option order."""
+
+    __tablename__ = "posts"
+    __table_args__ = (
+        Index(
+            "ix_posts_open_closes_at",
+            "closes_at",
+            sqlite_where=text("closed_at IS NULL"),
+            postgresql_where=text("closed_at IS NULL"),
+        ),
+        Index("ix_posts_quiz", "quiz_id"),
+        Index("ix_posts_channel_kind", "channel_id", "kind", "posted_at"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    channel_id: Mapped[int] = mapped_column(ForeignKey("channels.id", ondelete="CASCADE"))
+    quiz_id: Mapped[int | None] = mapped_column(
+        ForeignKey("quizzes.id", ondelete="CASCADE"), default=None
+    )
+    kind: Mapped[str] = mapped_column(String(16))
+    sequence: Mapped[int | None] = mapped_column(Integer, default=None)
+    question_id: Mapped[str] = mapped_column(String(64))
+    # option_order[slot] is the bank index of the option shown at that slot.
+    option_order: Mapped[list[int]] = mapped_column(JSON)
+    correct_slot: Mapped[int] = mapped_column(Integer)
+    seconds: Mapped[int] = mapped_column(Integer)
+    posted_at: Mapped[datetime]
+    closes_at: Mapped[datetime]
+    closed_at: Mapped[datetime | None] = mapped_column(default=None)
+    message_id: Mapped[str | None] = mapped_column(String(64), default=None)
+
+
+class Answer(Base):
+    """One member's answer to one post. The unique constraint makes the first click the only one."""
+
+    __tablename__ = "answers"
+    __table_args__ = (
+        UniqueConstraint("post_id", "user_id", name="uq_answers_post_user"),
+        Index("ix_answers_channel_time", "channel_id", "answered_at"),
+        Index("ix_answers_user", "user_id"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    post_id: Mapped[int] = mapped_column(ForeignKey("posts.id", ondelete="CASCADE"))
+    channel_id: Mapped[int] = mapped_column(ForeignKey("channels.id", ondelete="CASCADE"))
+    user_id: Mapped[str] = mapped_column(String(64))
+    slot: Mapped[int] = mapped_column(Integer)
+    correct: Mapped[bool] = mapped_column(Boolean)
+    points: Mapped[int] = mapped_column(Integer)
+    answered_at: Mapped[datetime]
+    latency_ms: Mapped[int] = mapped_column(Integer)
+
+
+class DeckSeen(Base):
+    """Questions a channel has already been shown in the current pass through its pool."""
+
+    __tablename__ = "deck_seen"
+
+    channel_id: Mapped[int] = mapped_column(
+        ForeignKey("channels.id", ondelete="CASCADE"), primary_key=True
+    )
+    question_id: Mapped[str] = mapped_column(String(64), primary_key=True)

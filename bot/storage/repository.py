@@ -1,0 +1,635 @@
+"""Every query the quiz service runs. Each method is one short transaction and
+returns plain data, so no session outlives a call (SQLite keeps one connection)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import and_, case, delete, exists, func, literal, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+
+from bot.chat import Target
+from bot.quiz.rules import Window
+from bot.storage.db import session_factory
+from bot.storage.models import Answer, Channel, DeckSeen, Post, Quiz
+
+RUNNING = "running"
+
+
+@dataclass(frozen=True)
+class ChannelInfo:
+    id: int
+    target: Target
+    timezone: str
+    moderator_role: str | None
+
+
+@dataclass(frozen=True)
+class QuizInfo:
+    id: int
+    channel_id: int
+    status: str
+    question_ids: list[str]
+    posted: int
+    seconds: int
+    expected_players: int | None
+
+    @property
+    def total(self) -> int:
+        return len(self.question_ids)
+
+
+@dataclass(frozen=True)
+class PostInfo:
+    """What the answer path needs about a post; all of it is fixed at posting."""
+
+    id: int
+    channel_id: int
+    target: Target
+    quiz_id: int | None
+    kind: str
+    sequence: int | None
+    question_id: str
+    option_order: list[int]
+    correct_slot: int
+    seconds: int
+    posted_at: datetime
+    closes_at: datetime
+    closed_at: datetime | None
+    message_id: str | None
+
+
+@dataclass(frozen=True)
+class PostTally:
+    counts: list[int]  # answers per slot
+    total: int
+    first_correct_user: str | None
+
+
+@dataclass(frozen=True)
+class RankRow:
+    user_id: str
+    points: int
+    correct: int
+    answered: int
+
+
+@dataclass(frozen=True)
+class QuizResult:
+    rows: list[RankRow]
+    participants: int
+    answers: int
+    correct: int
+
+
+@dataclass(frozen=True)
+class UserTotals:
+    answered: int
+    correct: int
+    points: int
+    per_question: list[tuple[str, int, int]]  # (question id, answered, correct)
+
+
+def _post_info(post: Post, channel: Channel) -> PostInfo:
+    return PostInfo(
+        id=post.id,
+        channel_id=post.channel_id,
+        target=Target(channel.platform, channel.community, channel.channel),
+        quiz_id=post.quiz_id,
+        kind=post.kind,
+        sequence=post.sequence,
+        question_id=post.question_id,
+        option_order=list(post.option_order),
+        correct_slot=post.correct_slot,
+        seconds=post.seconds,
+        posted_at=post.posted_at,
+        closes_at=post.closes_at,
+        closed_at=post.closed_at,
+        message_id=post.message_id,
+    )
+
+
+def _quiz_info(quiz: Quiz) -> QuizInfo:
+    return QuizInfo(
+        id=quiz.id,
+        channel_id=quiz.channel_id,
+        status=quiz.status,
+        question_ids=list(quiz.question_ids),
+        posted=quiz.posted,
+        seconds=quiz.seconds,
+        expected_players=quiz.expected_players,
+    )
+
+
+def _rowcount(result: Any) -> int:
+    """Rows an UPDATE or DELETE touched (a CursorResult attribute)."""
+    return int(result.rowcount)
+
+
+def _rank_order(points: Any, correct: Any, last_correct: Any, user_id: Any) -> list[Any]:
+    """Points, then more correct answers, then the earlier last correct answer, then user id."""
+    return [points.desc(), correct.desc(), last_correct.asc().nulls_last(), user_id.asc()]
+
+
+class Repository:
+    def __init__(self, engine: AsyncEngine) -> None:
+        self.engine = engine
+        self._sessions: async_sessionmaker[AsyncSession] = session_factory(engine)
+        self._dialect = engine.dialect.name
+
+    def _insert(self, table: Any) -> Any:
+        """An INSERT that supports ON CONFLICT on this backend."""
+        module = postgresql if self._dialect == "postgresql" else sqlite
+        return module.insert(table)
+
+    # -- channels -------------------------------------------------------------
+
+    async def channel(self, target: Target, now: datetime) -> ChannelInfo:
+        """The channel's row, created on first use."""
+        async with self._sessions.begin() as session:
+            await session.execute(
+                self._insert(Channel)
+                .values(
+                    platform=target.platform,
+                    community=target.community,
+                    channel=target.channel,
+                    created_at=now,
+                )
+                .on_conflict_do_nothing(index_elements=["platform", "channel"])
+            )
+            row = (
+                await session.execute(
+                    select(Channel).where(
+                        Channel.platform == target.platform, Channel.channel == target.channel
+                    )
+                )
+            ).scalar_one()
+            return ChannelInfo(
+                row.id,
+                Target(row.platform, row.community, row.channel),
+                row.timezone,
+                row.moderator_role,
+            )
+
+    async def channel_target(self, channel_id: int) -> Target:
+        async with self._sessions() as session:
+            row = await session.get_one(Channel, channel_id)
+            return Target(row.platform, row.community, row.channel)
+
+    async def set_channel_timezone(self, channel_id: int, zone: str) -> None:
+        async with self._sessions.begin() as session:
+            await session.execute(
+                update(Channel).where(Channel.id == channel_id).values(timezone=zone)
+            )
+
+    # -- decks ----------------------------------------------------------------
+
+    async def draw(
+        self, channel_id: int, pool: Sequence[str], count: int, rng: random.Random
+    ) -> list[str]:
+        """Draw `count` questions from `pool` that the channel has not seen in this
+        pass; when the pass runs out, start a new one. The deck is persisted."""
+        async with self._sessions.begin() as session:
+            seen = set(
+                (
+                    await session.execute(
+                        select(DeckSeen.question_id).where(DeckSeen.channel_id == channel_id)
+                    )
+                ).scalars()
+            )
+            pool_set = set(pool)
+            unseen = [q for q in pool if q not in seen]
+            rng.shuffle(unseen)
+            drawn = unseen[:count]
+            if len(drawn) < count:
+                # The pass is over: forget this pool's questions and deal again,
+                # without repeating one already drawn for this quiz.
+                await session.execute(
+                    delete(DeckSeen).where(
+                        DeckSeen.channel_id == channel_id, DeckSeen.question_id.in_(pool_set)
+                    )
+                )
+                rest = [q for q in pool if q not in drawn]
+                rng.shuffle(rest)
+                drawn += rest[: count - len(drawn)]
+            if drawn:
+                await session.execute(
+                    self._insert(DeckSeen)
+                    .values([{"channel_id": channel_id, "question_id": q} for q in drawn])
+                    .on_conflict_do_nothing()
+                )
+            return drawn
+
+    # -- quizzes --------------------------------------------------------------
+
+    async def create_quiz(
+        self,
+        channel_id: int,
+        question_ids: list[str],
+        *,
+        seconds: int,
+        bank: str | None,
+        tag: str | None,
+        started_by: str,
+        expected_players: int | None,
+        now: datetime,
+    ) -> QuizInfo | None:
+        """The new quiz, or None when the channel already runs one."""
+        try:
+            async with self._sessions.begin() as session:
+                quiz = Quiz(
+                    channel_id=channel_id,
+                    status=RUNNING,
+                    question_ids=question_ids,
+                    posted=0,
+                    seconds=seconds,
+                    bank=bank,
+                    tag=tag,
+                    expected_players=expected_players,
+                    started_by=started_by,
+                    started_at=now,
+                )
+                session.add(quiz)
+                await session.flush()
+                return _quiz_info(quiz)
+        except IntegrityError:
+            return None
+
+    async def quiz(self, quiz_id: int) -> QuizInfo | None:
+        async with self._sessions() as session:
+            quiz = await session.get(Quiz, quiz_id)
+            return _quiz_info(quiz) if quiz else None
+
+    async def running_quiz(self, channel_id: int) -> QuizInfo | None:
+        async with self._sessions() as session:
+            quiz = (
+                await session.execute(
+                    select(Quiz).where(Quiz.channel_id == channel_id, Quiz.status == RUNNING)
+                )
+            ).scalar_one_or_none()
+            return _quiz_info(quiz) if quiz else None
+
+    async def end_quiz(self, quiz_id: int, status: str, now: datetime) -> bool:
+        """Move a running quiz to `status`; true for the one caller that did it."""
+        async with self._sessions.begin() as session:
+            result = await session.execute(
+                update(Quiz)
+                .where(Quiz.id == quiz_id, Quiz.status == RUNNING)
+                .values(status=status, ended_at=now)
+            )
+            return bool(_rowcount(result))
+
+    async def stalled_quizzes(self) -> list[int]:
+        """Running quizzes with no open question: a restart (or a crash) came
+        between closing one question and posting the next."""
+        async with self._sessions() as session:
+            open_post = exists().where(Post.quiz_id == Quiz.id, Post.closed_at.is_(None))
+            rows = await session.execute(select(Quiz.id).where(Quiz.status == RUNNING, ~open_post))
+            return list(rows.scalars())
+
+    async def post_next(
+        self,
+        quiz_id: int,
+        expected_posted: int,
+        *,
+        option_order: list[int],
+        correct_slot: int,
+        now: datetime,
+        closes_at: datetime,
+    ) -> PostInfo | None:
+        """Claim the quiz's next question and create its post in one transaction.
+
+        Returns None if another caller already advanced the quiz, it is not
+        running, or it has no questions left.
+        """
+        async with self._sessions.begin() as session:
+            quiz = await session.get(Quiz, quiz_id)
+            if quiz is None or quiz.status != RUNNING or quiz.posted != expected_posted:
+                return None
+            if quiz.posted >= len(quiz.question_ids):
+                return None
+            claimed = await session.execute(
+                update(Quiz)
+                .where(Quiz.id == quiz_id, Quiz.posted == expected_posted, Quiz.status == RUNNING)
+                .values(posted=expected_posted + 1)
+            )
+            if not _rowcount(claimed):
+                return None
+            post = Post(
+                channel_id=quiz.channel_id,
+                quiz_id=quiz_id,
+                kind="live",
+                sequence=expected_posted + 1,
+                question_id=quiz.question_ids[expected_posted],
+                option_order=option_order,
+                correct_slot=correct_slot,
+                seconds=quiz.seconds,
+                posted_at=now,
+                closes_at=closes_at,
+            )
+            session.add(post)
+            await session.flush()
+            channel = await session.get_one(Channel, quiz.channel_id)
+            return _post_info(post, channel)
+
+    async def quiz_result(self, quiz_id: int, limit: int) -> QuizResult:
+        async with self._sessions() as session:
+            points = func.sum(Answer.points)
+            correct = func.sum(case((Answer.correct, 1), else_=0))
+            last_correct = func.max(case((Answer.correct, Answer.answered_at), else_=None))
+            base = (
+                select(Answer).join(Post, Post.id == Answer.post_id).where(Post.quiz_id == quiz_id)
+            )
+            ranked = await session.execute(
+                base.with_only_columns(Answer.user_id, points, correct, func.count(Answer.id))
+                .group_by(Answer.user_id)
+                .order_by(*_rank_order(points, correct, last_correct, Answer.user_id))
+                .limit(limit)
+            )
+            rows = [RankRow(u, int(p), int(c), int(n)) for u, p, c, n in ranked]
+            totals = (
+                await session.execute(
+                    base.with_only_columns(
+                        func.count(func.distinct(Answer.user_id)),
+                        func.count(Answer.id),
+                        func.coalesce(correct, 0),
+                    )
+                )
+            ).one()
+            return QuizResult(rows, int(totals[0]), int(totals[1]), int(totals[2]))
+
+    # -- posts ----------------------------------------------------------------
+
+    async def post(self, post_id: int) -> PostInfo | None:
+        async with self._sessions() as session:
+            row = (
+                await session.execute(
+                    select(Post, Channel)
+                    .join(Channel, Channel.id == Post.channel_id)
+                    .where(Post.id == post_id)
+                )
+            ).one_or_none()
+            return _post_info(row[0], row[1]) if row else None
+
+    async def set_message_id(self, post_id: int, message_id: str) -> None:
+        async with self._sessions.begin() as session:
+            await session.execute(
+                update(Post).where(Post.id == post_id).values(message_id=message_id)
+            )
+
+    async def open_posts(self, quiz_id: int) -> list[int]:
+        async with self._sessions() as session:
+            rows = await session.execute(
+                select(Post.id).where(Post.quiz_id == quiz_id, Post.closed_at.is_(None))
+            )
+            return list(rows.scalars())
+
+    async def open_post_in_channel(self, channel_id: int) -> int | None:
+        async with self._sessions() as session:
+            rows = await session.execute(
+                select(Post.id)
+                .where(Post.channel_id == channel_id, Post.closed_at.is_(None), Post.kind == "live")
+                .order_by(Post.id.desc())
+                .limit(1)
+            )
+            return rows.scalar_one_or_none()
+
+    async def next_deadline(self) -> datetime | None:
+        async with self._sessions() as session:
+            found = await session.execute(
+                select(Post.closes_at)
+                .where(Post.closed_at.is_(None))
+                .order_by(Post.closes_at)
+                .limit(1)
+            )
+            return found.scalar_one_or_none()
+
+    async def due_posts(self, now: datetime) -> list[int]:
+        async with self._sessions() as session:
+            rows = await session.execute(
+                select(Post.id)
+                .where(Post.closed_at.is_(None), Post.closes_at <= now)
+                .order_by(Post.closes_at)
+            )
+            return list(rows.scalars())
+
+    async def close_early(self, post_id: int, now: datetime) -> None:
+        """Bring an open post's deadline forward to now."""
+        async with self._sessions.begin() as session:
+            await session.execute(
+                update(Post)
+                .where(Post.id == post_id, Post.closed_at.is_(None), Post.closes_at > now)
+                .values(closes_at=now)
+            )
+
+    async def claim_close(self, post_id: int, now: datetime) -> bool:
+        """Mark the post closed; true only for the one caller that closed it."""
+        async with self._sessions.begin() as session:
+            result = await session.execute(
+                update(Post)
+                .where(Post.id == post_id, Post.closed_at.is_(None))
+                .values(closed_at=now)
+            )
+            return bool(_rowcount(result))
+
+    async def tally(self, post: PostInfo) -> PostTally:
+        async with self._sessions() as session:
+            by_slot = await session.execute(
+                select(Answer.slot, func.count(Answer.id))
+                .where(Answer.post_id == post.id)
+                .group_by(Answer.slot)
+            )
+            counts = [0] * len(post.option_order)
+            for slot, count in by_slot:
+                if 0 <= slot < len(counts):
+                    counts[slot] = int(count)
+            first = await session.execute(
+                select(Answer.user_id)
+                .where(Answer.post_id == post.id, Answer.correct.is_(True))
+                .order_by(Answer.answered_at, Answer.id)
+                .limit(1)
+            )
+            return PostTally(counts, sum(counts), first.scalar_one_or_none())
+
+    # -- answers --------------------------------------------------------------
+
+    async def record_answer(
+        self,
+        post: PostInfo,
+        user_id: str,
+        slot: int,
+        *,
+        correct: bool,
+        points: int,
+        now: datetime,
+    ) -> bool:
+        """Store the answer if the post is still open and the user has not answered.
+
+        One statement: the unique (post, user) constraint settles concurrent
+        clicks, and the open-post condition is checked in the same statement.
+        """
+        latency_ms = max(0, int((now - post.posted_at).total_seconds() * 1000))
+        still_open = select(
+            literal(post.id),
+            literal(post.channel_id),
+            literal(user_id),
+            literal(slot),
+            literal(correct),
+            literal(points),
+            literal(now, Answer.__table__.c.answered_at.type),
+            literal(latency_ms),
+        ).where(Post.id == post.id, Post.closed_at.is_(None), Post.closes_at > now)
+        if self._dialect == "postgresql":
+            # Lock the post row against a concurrent close until this answer commits,
+            # so the reveal counts every answer that was accepted.
+            still_open = still_open.with_for_update(read=True)
+        statement = (
+            self._insert(Answer)
+            .from_select(
+                [
+                    "post_id",
+                    "channel_id",
+                    "user_id",
+                    "slot",
+                    "correct",
+                    "points",
+                    "answered_at",
+                    "latency_ms",
+                ],
+                still_open,
+            )
+            .on_conflict_do_nothing(index_elements=["post_id", "user_id"])
+            .returning(Answer.id)
+        )
+        async with self._sessions.begin() as session:
+            inserted = await session.execute(statement)
+            return inserted.first() is not None
+
+    async def answer_slot(self, post_id: int, user_id: str) -> int | None:
+        async with self._sessions() as session:
+            found = await session.execute(
+                select(Answer.slot).where(Answer.post_id == post_id, Answer.user_id == user_id)
+            )
+            return found.scalar_one_or_none()
+
+    async def answer_count(self, post_id: int) -> int:
+        async with self._sessions() as session:
+            found = await session.execute(
+                select(func.count(Answer.id)).where(Answer.post_id == post_id)
+            )
+            return int(found.scalar_one())
+
+    # -- leaderboards and statistics -------------------------------------------
+
+    async def leaderboard(
+        self,
+        *,
+        platform: str,
+        community: str,
+        channel_id: int | None,
+        window: Window,
+        limit: int,
+    ) -> list[RankRow]:
+        """Top members by points in a channel (channel_id) or a whole community."""
+        points = func.sum(Answer.points)
+        correct = func.sum(case((Answer.correct, 1), else_=0))
+        last_correct = func.max(case((Answer.correct, Answer.answered_at), else_=None))
+        query = select(Answer.user_id, points, correct, func.count(Answer.id))
+        if channel_id is not None:
+            query = query.where(Answer.channel_id == channel_id)
+        else:
+            in_community = select(Channel.id).where(
+                Channel.platform == platform, Channel.community == community
+            )
+            query = query.where(Answer.channel_id.in_(in_community))
+        if window.start is not None:
+            query = query.where(Answer.answered_at >= window.start)
+        if window.end is not None:
+            query = query.where(Answer.answered_at < window.end)
+        query = (
+            query.group_by(Answer.user_id)
+            .order_by(*_rank_order(points, correct, last_correct, Answer.user_id))
+            .limit(limit)
+        )
+        async with self._sessions() as session:
+            rows = await session.execute(query)
+            return [RankRow(u, int(p), int(c), int(n)) for u, p, c, n in rows]
+
+    async def user_totals(self, platform: str, user_id: str) -> UserTotals:
+        on_platform = select(Channel.id).where(Channel.platform == platform)
+        mine = and_(Answer.user_id == user_id, Answer.channel_id.in_(on_platform))
+        async with self._sessions() as session:
+            per_question = await session.execute(
+                select(
+                    Post.question_id,
+                    func.count(Answer.id),
+                    func.sum(case((Answer.correct, 1), else_=0)),
+                    func.sum(Answer.points),
+                )
+                .join(Post, Post.id == Answer.post_id)
+                .where(mine)
+                .group_by(Post.question_id)
+            )
+            rows = [(q, int(n), int(c), int(p)) for q, n, c, p in per_question]
+        return UserTotals(
+            answered=sum(n for _, n, _, _ in rows),
+            correct=sum(c for _, _, c, _ in rows),
+            points=sum(p for _, _, _, p in rows),
+            per_question=[(q, n, c) for q, n, c, _ in rows],
+        )
+
+    async def daily_results(self, channel_id: int, user_id: str) -> list[bool]:
+        """For each closed daily question in the channel, oldest first: did the
+        user answer it correctly? (Streaks are derived from this.)"""
+        async with self._sessions() as session:
+            rows = await session.execute(
+                select(func.coalesce(Answer.correct, False))
+                .select_from(Post)
+                .outerjoin(Answer, and_(Answer.post_id == Post.id, Answer.user_id == user_id))
+                .where(
+                    Post.channel_id == channel_id,
+                    Post.kind == "daily",
+                    Post.closed_at.is_not(None),
+                )
+                .order_by(Post.posted_at, Post.id)
+            )
+            return [bool(value) for value in rows.scalars()]
+
+    async def daily_channels_of(self, platform: str, user_id: str) -> list[int]:
+        async with self._sessions() as session:
+            rows = await session.execute(
+                select(func.distinct(Answer.channel_id))
+                .join(Post, Post.id == Answer.post_id)
+                .join(Channel, Channel.id == Answer.channel_id)
+                .where(
+                    Answer.user_id == user_id, Channel.platform == platform, Post.kind == "daily"
+                )
+            )
+            return list(rows.scalars())
+
+    async def forget_user(self, platform: str, user_id: str) -> int:
+        """Delete every answer of the user on the platform; returns how many."""
+        async with self._sessions.begin() as session:
+            on_platform = select(Channel.id).where(Channel.platform == platform)
+            result = await session.execute(
+                delete(Answer).where(Answer.user_id == user_id, Answer.channel_id.in_(on_platform))
+            )
+            return _rowcount(result)
+
+
+__all__ = [
+    "ChannelInfo",
+    "PostInfo",
+    "PostTally",
+    "QuizInfo",
+    "QuizResult",
+    "RankRow",
+    "Repository",
+    "UserTotals",
+]
