@@ -10,7 +10,7 @@ import asyncio
 import logging
 import random
 from collections import OrderedDict
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from datetime import timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -69,9 +69,18 @@ class QuizService:
         self._posts: OrderedDict[int, PostInfo] = OrderedDict()
         self._wake = asyncio.Event()
         self._stopping = False
+        self._quiz_end_listeners: list[Callable[[Target], None]] = []
 
     def register(self, adapter: Adapter) -> None:
         self.adapters[adapter.platform] = adapter
+
+    def on_quiz_end(self, listener: Callable[[Target], None]) -> None:
+        """Call `listener(channel)` whenever a live quiz ends, however it ended."""
+        self._quiz_end_listeners.append(listener)
+
+    def _quiz_ended(self, target: Target) -> None:
+        for listener in self._quiz_end_listeners:
+            listener(target)
 
     # -- entry points for adapters ----------------------------------------------
 
@@ -201,7 +210,8 @@ class QuizService:
             log.warning(
                 "question %s is gone; ending quiz %s", quiz.question_ids[quiz.posted], quiz.id
             )
-            await self.repository.end_quiz(quiz.id, "failed", self.clock.now())
+            if await self.repository.end_quiz(quiz.id, "failed", self.clock.now()):
+                self._quiz_ended(await self._channel_by_id(quiz))
             return
         order = shuffled_order(len(question.options), self.rng)
         now = self.clock.now()
@@ -226,8 +236,9 @@ class QuizService:
         except Exception:
             log.exception("could not post question %s in %s", post.question_id, post.target)
             await self.repository.claim_close(post.id, self.clock.now())
-            await self.repository.end_quiz(quiz.id, "failed", self.clock.now())
             self._posts.pop(post.id, None)
+            if await self.repository.end_quiz(quiz.id, "failed", self.clock.now()):
+                self._quiz_ended(post.target)
             return
         await self.repository.set_message_id(post.id, ref.message_id)
         self._remember(post, message_id=ref.message_id)
@@ -241,12 +252,14 @@ class QuizService:
     async def _post_scoreboard(self, quiz: QuizInfo, target: Target, *, stopped: bool) -> None:
         result = await self.repository.quiz_result(quiz.id, LEADERBOARD_SIZE)
         adapter = self.adapters.get(target.platform)
-        if adapter is None:
-            return
         try:
-            await adapter.send(target, render.scoreboard(result, target.platform, stopped=stopped))
+            if adapter is not None:
+                message = render.scoreboard(result, target.platform, stopped=stopped)
+                await adapter.send(target, message)
         except Exception:
             log.exception("could not post the scoreboard in %s", target)
+        finally:
+            self._quiz_ended(target)
 
     # -- answers ------------------------------------------------------------------
 

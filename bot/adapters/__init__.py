@@ -1,0 +1,1 @@
+"""Platform adapters: they translate payloads to the neutral model and back."""

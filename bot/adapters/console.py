@@ -1,0 +1,96 @@
+"""The terminal as a chat channel: one local player, who is also the moderator."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import sys
+import threading
+from itertools import count
+from typing import TextIO
+
+from bot.chat import Command, Interaction, MessageRef, OutMessage, Target
+
+CONSOLE_TARGET = Target("console", "local", "terminal")
+LOCAL_USER = "local"
+_BOLD = re.compile(r"\*\*(.+?)\*\*")
+
+
+def as_terminal_text(message: OutMessage) -> str:
+    """Lay a neutral message out as plain lines."""
+    parts = []
+    if message.title:
+        parts.append(f"== {message.title} ==")
+    if message.body:
+        parts.append(_BOLD.sub(r"\1", message.body))
+    for field in message.fields:
+        parts.append(f"{field.name}:\n{field.value}")
+    if message.footer:
+        parts.append(f"({message.footer})")
+    if not parts:
+        parts.append(message.text)
+    return "\n".join(parts)
+
+
+class ConsoleAdapter:
+    platform = "console"
+
+    def __init__(self, out: TextIO | None = None) -> None:
+        self.out = out or sys.stdout
+        self._ids = count(1)
+        # The question open for answers: its message id and letter → button id.
+        self.open_question: tuple[str, dict[str, str]] | None = None
+        self.changed = asyncio.Event()
+
+    @property
+    def connected(self) -> bool:
+        return True
+
+    def _print(self, text: str) -> None:
+        print(text, file=self.out, flush=True)
+
+    async def send(self, target: Target, message: OutMessage) -> MessageRef:
+        message_id = str(next(self._ids))
+        self._print("\n" + as_terminal_text(message))
+        live_buttons = {b.label: b.custom_id for b in message.buttons if not b.disabled}
+        if live_buttons:
+            self._print(f"Type {', '.join(live_buttons)} and press Enter.")
+            self.open_question = (message_id, live_buttons)
+        self.changed.set()
+        return MessageRef(target, message_id)
+
+    async def edit(self, ref: MessageRef, message: OutMessage) -> None:
+        if self.open_question and self.open_question[0] == ref.message_id:
+            self.open_question = None
+        self._print("\n" + as_terminal_text(message))
+        self.changed.set()
+
+    async def reply_private(self, event: Command | Interaction, message: OutMessage) -> None:
+        self._print(f"> {as_terminal_text(message)}")
+
+    def click_for(self, letter: str) -> Interaction | None:
+        """The click a typed letter means, if a question is open and has that letter."""
+        if self.open_question is None:
+            return None
+        custom_id = self.open_question[1].get(letter.strip().upper())
+        if custom_id is None:
+            return None
+        return Interaction(CONSOLE_TARGET, LOCAL_USER, custom_id)
+
+
+class LineReader:
+    """Reads stdin on a daemon thread so a blocked read never holds up exit.
+
+    Lines arrive on an asyncio queue; None marks the end of input.
+    """
+
+    def __init__(self, source: TextIO | None = None) -> None:
+        self.source = source or sys.stdin
+        self.lines: asyncio.Queue[str | None] = asyncio.Queue()
+        self._loop = asyncio.get_running_loop()
+        threading.Thread(target=self._pump, name="stdin-reader", daemon=True).start()
+
+    def _pump(self) -> None:
+        for line in self.source:
+            self._loop.call_soon_threadsafe(self.lines.put_nowait, line.rstrip("\n"))
+        self._loop.call_soon_threadsafe(self.lines.put_nowait, None)

@@ -1,0 +1,63 @@
+"""Lifecycle: storage, question banks, the quiz service and its timers, on one loop."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from dataclasses import dataclass, field
+from types import TracebackType
+
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from bot.clock import Clock, SystemClock
+from bot.config import Settings
+from bot.quiz.bank import BankProblem, load_banks
+from bot.quiz.service import QuizService
+from bot.storage.db import create_engine, ping, upgrade
+from bot.storage.repository import Repository
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Runtime:
+    """Everything the bot runs on. Use as `async with Runtime.build(settings) as rt:`."""
+
+    settings: Settings
+    engine: AsyncEngine
+    service: QuizService
+    bank_problems: list[BankProblem]
+    _timers: asyncio.Task[None] | None = field(default=None, repr=False)
+
+    @classmethod
+    def build(cls, settings: Settings, clock: Clock | None = None) -> Runtime:
+        engine = create_engine(settings.resolved_database_url)
+        catalog, problems = load_banks([settings.questions_dir])
+        service = QuizService(Repository(engine), catalog, clock or SystemClock())
+        return cls(settings, engine, service, problems)
+
+    async def __aenter__(self) -> Runtime:
+        await upgrade(self.engine)
+        if not self.service.catalog.banks:
+            log.warning("no question banks loaded from %s", self.settings.questions_dir)
+        # Deadlines live in the database: the timer loop closes anything overdue
+        # from before a restart on its first pass, and re-arms the rest.
+        self._timers = asyncio.create_task(self.service.run_timers(), name="quiz-timers")
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.service.shutdown()
+        if self._timers is not None:
+            self._timers.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._timers
+        await self.engine.dispose()
+
+    async def database_ok(self) -> bool:
+        return await ping(self.engine)

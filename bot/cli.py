@@ -1,0 +1,178 @@
+"""The `quizmaster` command line."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import signal
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from pydantic import ValidationError
+
+from bot.config import Settings, describe_errors, load_settings
+
+app = typer.Typer(help="Quizmaster: a quiz-master bot for Discord, Slack and the terminal.")
+questions_app = typer.Typer(help="Validate, list and export question banks.")
+db_app = typer.Typer(help="Database maintenance.")
+app.add_typer(questions_app, name="questions")
+app.add_typer(db_app, name="db")
+
+
+def _settings() -> Settings:
+    try:
+        return load_settings()
+    except ValidationError as error:
+        for line in describe_errors(error):
+            typer.echo(f"Bad setting {line}", err=True)
+        raise typer.Exit(2) from None
+
+
+def _logging(settings: Settings) -> None:
+    logging.basicConfig(
+        level=settings.log_level,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+
+
+@app.command()
+def run() -> None:
+    """Start every platform whose credentials are set, plus GET /healthz."""
+    from bot.runner import run_bot
+
+    settings = _settings()
+    _logging(settings)
+    raise typer.Exit(asyncio.run(run_bot(settings)))
+
+
+@app.command()
+def play(
+    questions: Annotated[int, typer.Option(help="How many questions (1–50)")] = 5,
+    seconds: Annotated[int, typer.Option(help="Seconds per question (2–3600)")] = 30,
+    bank: Annotated[str | None, typer.Option(help="Only this bank id")] = None,
+    tag: Annotated[str | None, typer.Option(help="Only questions with this tag")] = None,
+) -> None:
+    """Play a live quiz in the terminal; your stats are kept between runs."""
+    from bot.app import Runtime
+    from bot.console import play as play_quiz
+
+    settings = _settings()
+    _logging(settings) if settings.log_level == "DEBUG" else logging.basicConfig(level="WARNING")
+
+    async def main() -> int:
+        async with Runtime.build(settings) as runtime:
+            return await play_quiz(
+                runtime.service, questions=questions, seconds=seconds, bank=bank, tag=tag
+            )
+
+    raise typer.Exit(asyncio.run(main()))
+
+
+@app.command("forget-user")
+def forget_user(
+    platform: Annotated[str, typer.Argument(help="discord, slack or console")],
+    user_id: Annotated[str, typer.Argument(help="The member's platform user id")],
+) -> None:
+    """Delete every answer and statistic of one member."""
+    from bot.storage.db import create_engine, upgrade
+    from bot.storage.repository import Repository
+
+    settings = _settings()
+
+    async def main() -> int:
+        engine = create_engine(settings.resolved_database_url)
+        try:
+            await upgrade(engine)
+            return await Repository(engine).forget_user(platform, user_id)
+        finally:
+            await engine.dispose()
+
+    deleted = asyncio.run(main())
+    typer.echo(f"Deleted {deleted} answer(s) of {platform} user {user_id}.")
+
+
+@db_app.command("upgrade")
+def db_upgrade() -> None:
+    """Create or upgrade the database schema."""
+    from bot.storage.db import create_engine, upgrade
+
+    settings = _settings()
+
+    async def main() -> None:
+        engine = create_engine(settings.resolved_database_url)
+        try:
+            await upgrade(engine)
+        finally:
+            await engine.dispose()
+
+    asyncio.run(main())
+    typer.echo("Database is up to date.")
+
+
+def _bank_paths(paths: list[Path] | None) -> list[Path]:
+    return paths or [_settings().questions_dir]
+
+
+@questions_app.command("validate")
+def questions_validate(
+    paths: Annotated[list[Path] | None, typer.Argument(help="Files or folders")] = None,
+) -> None:
+    """Check bank files; exit 1 listing every problem."""
+    from bot.quiz.bank import load_banks
+
+    catalog, problems = load_banks(_bank_paths(paths))
+    for problem in problems:
+        typer.echo(str(problem), err=True)
+    count = sum(len(bank.questions) for bank in catalog.banks.values())
+    typer.echo(
+        f"{len(catalog.banks)} bank(s), {count} question(s) valid; {len(problems)} problem(s)."
+    )
+    if problems:
+        raise typer.Exit(1)
+
+
+@questions_app.command("list")
+def questions_list() -> None:
+    """List the loaded banks with their question counts and tags."""
+    from bot.quiz.bank import load_banks
+
+    catalog, problems = load_banks(_bank_paths(None))
+    for bank in catalog.banks.values():
+        tags = sorted({tag for q in bank.questions for tag in q.tags})
+        typer.echo(
+            f"{bank.id}\t{len(bank.questions)} questions\t{bank.title}\ttags: {', '.join(tags)}"
+        )
+    for problem in problems:
+        typer.echo(f"skipped: {problem}", err=True)
+
+
+@questions_app.command("schema")
+def questions_schema() -> None:
+    """Print the JSON Schema of the bank format (for editors)."""
+    from bot.quiz.bank import json_schema
+
+    typer.echo(json_schema())
+
+
+@questions_app.command("export")
+def questions_export(
+    format: Annotated[str, typer.Option("--format", help="Only json is supported")] = "json",
+) -> None:
+    """Print every bank with its answers as JSON."""
+    from bot.quiz.bank import export, load_banks
+
+    if format != "json":
+        typer.echo(f"Unknown format {format!r}; use json.", err=True)
+        raise typer.Exit(2)
+    catalog, _ = load_banks(_bank_paths(None))
+    typer.echo(json.dumps(export(catalog), indent=2, ensure_ascii=False))
+
+
+def main() -> None:
+    # Let SIGTERM unwind like Ctrl-C where no loop handler is installed yet.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    app()

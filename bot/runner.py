@@ -1,0 +1,84 @@
+"""`quizmaster run`: every configured platform, the timers and /healthz on one loop."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+import sys
+
+from aiohttp import web
+
+from bot.app import Runtime
+from bot.config import SETTINGS_HELP, Settings
+from bot.console import local_channel
+from bot.health import start_health_server
+
+log = logging.getLogger(__name__)
+
+
+def configured_platforms(settings: Settings) -> list[str]:
+    platforms = []
+    if settings.discord_token:
+        platforms.append("discord")
+    if settings.slack_bot_token:
+        platforms.append("slack")
+    return platforms
+
+
+def _no_platform_message() -> str:
+    lines = ["No platform is configured. Set one of these (environment or .env):"]
+    lines += [f"  {name:<22} {meaning}" for name, meaning in SETTINGS_HELP]
+    return "\n".join(lines)
+
+
+async def run_bot(settings: Settings) -> int:
+    problem = settings.slack_problem()
+    if problem:
+        print(f"Cannot start: {problem}.", file=sys.stderr)
+        return 2
+    platforms = configured_platforms(settings)
+    # The Discord and Slack adapters plug in here as they are built.
+    unavailable = [name for name in platforms if name not in AVAILABLE_ADAPTERS]
+    if unavailable:
+        print(
+            f"Cannot start: the {', '.join(unavailable)} adapter is not part of this build yet.",
+            file=sys.stderr,
+        )
+        return 2
+    interactive = False
+    if not platforms:
+        print(_no_platform_message(), file=sys.stderr)
+        if not sys.stdin.isatty():
+            return 1
+        interactive = True
+
+    stopping = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, stopping.set)
+
+    async with Runtime.build(settings) as runtime:
+        for bank_problem in runtime.bank_problems:
+            log.warning("bank skipped: %s", bank_problem)
+        health: web.AppRunner | None = None
+        if settings.health_port:
+            health = await start_health_server(
+                runtime.service.adapters, runtime.database_ok, settings.health_port
+            )
+            log.info("health check on :%d/healthz", settings.health_port)
+        tasks = []
+        if interactive:
+            tasks.append(asyncio.create_task(local_channel(runtime.service, stopping)))
+        try:
+            await stopping.wait()
+        finally:
+            for task in tasks:
+                task.cancel()
+            if health is not None:
+                await health.cleanup()
+    log.info("stopped cleanly")
+    return 0
+
+
+AVAILABLE_ADAPTERS: frozenset[str] = frozenset()

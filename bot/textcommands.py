@@ -1,0 +1,89 @@
+"""Parse `/quiz …` typed as text (Slack's slash command text, the terminal).
+
+Only the shape is checked here; the quiz service validates the values.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+SCOPES = {"channel", "server", "workspace", "community"}
+PERIODS = {"week", "month", "all"}
+SIMPLE = {"stop", "skip", "forget-me", "help"}
+_MENTION = re.compile(r"^<@([A-Za-z0-9]+)(?:\|[^>]*)?>$")
+
+USAGE = (
+    "Usage: `/quiz start [questions] [seconds] [bank=ID] [tag=TAG]`, `/quiz stop`, "
+    "`/quiz skip`, `/quiz leaderboard [channel|server] [week|month|all]`, "
+    "`/quiz stats [@user]`, `/quiz forget-me`, `/quiz help`"
+)
+
+
+@dataclass(frozen=True)
+class ParsedCommand:
+    name: str
+    args: dict[str, str] = field(default_factory=dict)
+
+
+class UsageError(ValueError):
+    """The text is not a `/quiz` command we understand; the message says why."""
+
+
+def parse(text: str) -> ParsedCommand:
+    words = text.split()
+    if words and words[0].lower() in ("/quiz", "quiz"):
+        words = words[1:]
+    if not words:
+        return ParsedCommand("help")
+    name, rest = words[0].lower(), words[1:]
+    if name in SIMPLE:
+        if rest:
+            raise UsageError(f"`{name}` takes no options")
+        return ParsedCommand(name)
+    if name == "start":
+        return ParsedCommand(name, _start_args(rest))
+    if name == "leaderboard":
+        return ParsedCommand(name, _leaderboard_args(rest))
+    if name == "stats":
+        return ParsedCommand(name, _stats_args(rest))
+    raise UsageError(f"unknown command `{name}`")
+
+
+def _start_args(words: list[str]) -> dict[str, str]:
+    args: dict[str, str] = {}
+    numbers = ["questions", "seconds"]
+    for word in words:
+        key, sep, value = word.partition("=")
+        if sep:
+            if key.lower() not in ("bank", "tag") or not value:
+                raise UsageError(f"unknown option `{word}`; use bank=ID or tag=TAG")
+            args[key.lower()] = value
+        elif numbers:
+            args[numbers.pop(0)] = word
+        else:
+            raise UsageError(f"unexpected `{word}` after the number of seconds")
+    return args
+
+
+def _leaderboard_args(words: list[str]) -> dict[str, str]:
+    args: dict[str, str] = {}
+    for word in (w.lower() for w in words):
+        if word in SCOPES and "scope" not in args:
+            args["scope"] = word
+        elif word in PERIODS and "period" not in args:
+            args["period"] = word
+        else:
+            raise UsageError(f"`{word}` is neither a scope (channel, server) nor week/month/all")
+    return args
+
+
+def _stats_args(words: list[str]) -> dict[str, str]:
+    if not words:
+        return {}
+    if len(words) > 1:
+        raise UsageError("`stats` takes at most one member")
+    found = _MENTION.match(words[0])
+    if not found:
+        raise UsageError(f"`{words[0]}` is not a member mention")
+    return {"user": found.group(1)}
