@@ -35,7 +35,8 @@ from bot.quiz.rules import (
     shuffled_order,
     streaks,
 )
-from bot.storage.repository import ChannelInfo, PostInfo, QuizInfo, Repository
+from bot.storage.answer_writer import AnswerWriter
+from bot.storage.repository import ChannelInfo, NewAnswer, PostInfo, QuizInfo, Repository
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +62,7 @@ class QuizService:
         rng: random.Random | None = None,
     ) -> None:
         self.repository = repository
+        self.answers = AnswerWriter(repository)
         self.catalog = catalog
         self.clock = clock
         self.rng = rng or random.Random()
@@ -284,8 +286,8 @@ class QuizService:
         correct = slot == post.correct_slot
         time_left = (post.closes_at - now).total_seconds()
         points = points_for(correct, live=live, time_left=time_left, time_limit=post.seconds)
-        stored = await self.repository.record_answer(
-            post, interaction.user_id, slot, correct=correct, points=points, now=now
+        stored = await self.answers.record(
+            NewAnswer(post, interaction.user_id, slot, correct, points, now)
         )
         if not stored:
             earlier = await self.repository.answer_slot(post.id, interaction.user_id)
@@ -301,11 +303,9 @@ class QuizService:
         return render.daily_feedback(slot, correct, post.correct_slot, explanation)
 
     async def _close_when_everyone_answered(self, post: PostInfo) -> None:
-        assert post.quiz_id is not None
-        quiz = await self.repository.quiz(post.quiz_id)
-        if quiz is None or quiz.expected_players is None:
+        if post.expected_players is None:
             return
-        if await self.repository.answer_count(post.id) >= quiz.expected_players:
+        if await self.repository.answer_count(post.id) >= post.expected_players:
             await self.repository.close_early(post.id, self.clock.now())
             self._wake.set()
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, case, delete, exists, func, literal, select, update
+from sqlalchemy import and_, case, delete, exists, func, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
@@ -63,6 +63,18 @@ class PostInfo:
     closes_at: datetime
     closed_at: datetime | None
     message_id: str | None
+    # A live quiz may close a question early once this many members answered.
+    expected_players: int | None = None
+
+
+@dataclass(frozen=True)
+class NewAnswer:
+    post: PostInfo
+    user_id: str
+    slot: int
+    correct: bool
+    points: int
+    at: datetime
 
 
 @dataclass(frozen=True)
@@ -96,7 +108,7 @@ class UserTotals:
     per_question: list[tuple[str, int, int]]  # (question id, answered, correct)
 
 
-def _post_info(post: Post, channel: Channel) -> PostInfo:
+def _post_info(post: Post, channel: Channel, expected_players: int | None = None) -> PostInfo:
     return PostInfo(
         id=post.id,
         channel_id=post.channel_id,
@@ -112,6 +124,7 @@ def _post_info(post: Post, channel: Channel) -> PostInfo:
         closes_at=post.closes_at,
         closed_at=post.closed_at,
         message_id=post.message_id,
+        expected_players=expected_players,
     )
 
 
@@ -336,7 +349,7 @@ class Repository:
             session.add(post)
             await session.flush()
             channel = await session.get_one(Channel, quiz.channel_id)
-            return _post_info(post, channel)
+            return _post_info(post, channel, quiz.expected_players)
 
     async def quiz_result(self, quiz_id: int, limit: int) -> QuizResult:
         async with self._sessions() as session:
@@ -370,12 +383,13 @@ class Repository:
         async with self._sessions() as session:
             row = (
                 await session.execute(
-                    select(Post, Channel)
+                    select(Post, Channel, Quiz.expected_players)
                     .join(Channel, Channel.id == Post.channel_id)
+                    .outerjoin(Quiz, Quiz.id == Post.quiz_id)
                     .where(Post.id == post_id)
                 )
             ).one_or_none()
-            return _post_info(row[0], row[1]) if row else None
+            return _post_info(row[0], row[1], row[2]) if row else None
 
     async def set_message_id(self, post_id: int, message_id: str) -> None:
         async with self._sessions.begin() as session:
@@ -469,47 +483,60 @@ class Repository:
         points: int,
         now: datetime,
     ) -> bool:
-        """Store the answer if the post is still open and the user has not answered.
+        """Store one answer; see `record_answers`."""
+        row = NewAnswer(post, user_id, slot, correct, points, now)
+        return bool(await self.record_answers([row]))
 
-        One statement: the unique (post, user) constraint settles concurrent
-        clicks, and the open-post condition is checked in the same statement.
+    async def record_answers(self, rows: Sequence[NewAnswer]) -> list[bool]:
+        """Store answers in one short transaction; for each row, whether it counted.
+
+        A row counts when its post is still open and it is the member's first
+        answer to that post: the unique (post, user) constraint settles
+        concurrent clicks, even from several bot processes, and the open check
+        runs in the same transaction that writes.
         """
-        latency_ms = max(0, int((now - post.posted_at).total_seconds() * 1000))
-        still_open = select(
-            literal(post.id),
-            literal(post.channel_id),
-            literal(user_id),
-            literal(slot),
-            literal(correct),
-            literal(points),
-            literal(now, Answer.__table__.c.answered_at.type),
-            literal(latency_ms),
-        ).where(Post.id == post.id, Post.closed_at.is_(None), Post.closes_at > now)
-        if self._dialect == "postgresql":
-            # Lock the post row against a concurrent close until this answer commits,
-            # so the reveal counts every answer that was accepted.
-            still_open = still_open.with_for_update(read=True)
-        statement = (
-            self._insert(Answer)
-            .from_select(
-                [
-                    "post_id",
-                    "channel_id",
-                    "user_id",
-                    "slot",
-                    "correct",
-                    "points",
-                    "answered_at",
-                    "latency_ms",
-                ],
-                still_open,
-            )
-            .on_conflict_do_nothing(index_elements=["post_id", "user_id"])
-            .returning(Answer.id)
-        )
+        counted = [False] * len(rows)
+        firsts: dict[tuple[int, str], int] = {}
+        for index, row in enumerate(rows):
+            firsts.setdefault((row.post.id, row.user_id), index)  # a double click in one batch
+        post_ids = sorted({row.post.id for row in rows})
         async with self._sessions.begin() as session:
-            inserted = await session.execute(statement)
-            return inserted.first() is not None
+            is_open = select(Post.id, Post.closes_at).where(
+                Post.id.in_(post_ids), Post.closed_at.is_(None)
+            )
+            if self._dialect == "postgresql":
+                # Hold the posts against a concurrent close until these answers
+                # commit, so a reveal counts every answer that was accepted.
+                is_open = is_open.with_for_update(read=True)
+            found = await session.execute(is_open)
+            deadlines = {post_id: closes_at for post_id, closes_at in found}
+            values = [
+                {
+                    "post_id": row.post.id,
+                    "channel_id": row.post.channel_id,
+                    "user_id": row.user_id,
+                    "slot": row.slot,
+                    "correct": row.correct,
+                    "points": row.points,
+                    "answered_at": row.at,
+                    "latency_ms": max(0, int((row.at - row.post.posted_at).total_seconds() * 1000)),
+                }
+                for index, row in enumerate(rows)
+                if firsts[(row.post.id, row.user_id)] == index
+                and row.post.id in deadlines
+                and row.at < deadlines[row.post.id]
+            ]
+            if not values:
+                return counted
+            inserted = await session.execute(
+                self._insert(Answer)
+                .values(values)
+                .on_conflict_do_nothing(index_elements=["post_id", "user_id"])
+                .returning(Answer.post_id, Answer.user_id)
+            )
+            for post_id, user_id in inserted:
+                counted[firsts[(post_id, user_id)]] = True
+        return counted
 
     async def answer_slot(self, post_id: int, user_id: str) -> int | None:
         async with self._sessions() as session:

@@ -1,0 +1,121 @@
+"""Answer-path benchmark: 1,000 distinct members click one question at once.
+
+Prints answers recorded per second and the p99 time per answer through the
+quiz service, on SQLite and (when QUIZ_TEST_POSTGRES_URL or --postgres is
+given) on PostgreSQL. Timings vary on shared machines: compare runs on one box.
+
+    python bench/answers.py [--members 1000] [--postgres URL]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bot.chat import Command, Interaction, MessageRef, OutMessage, Target  # noqa: E402
+from bot.clock import SystemClock  # noqa: E402
+from bot.quiz.bank import load_banks  # noqa: E402
+from bot.quiz.service import QuizService  # noqa: E402
+from bot.storage.db import create_engine, upgrade  # noqa: E402
+from bot.storage.repository import Repository  # noqa: E402
+
+CHANNEL = Target("bench", "guild", "channel")
+
+
+class NullAdapter:
+    """Accepts posts without a network, so only the quiz core and database are timed."""
+
+    platform = "bench"
+    connected = True
+
+    def __init__(self) -> None:
+        self.buttons: tuple[str, ...] = ()
+
+    async def send(self, target: Target, message: OutMessage) -> MessageRef:
+        if message.buttons:
+            self.buttons = tuple(button.custom_id for button in message.buttons)
+        return MessageRef(target, "1")
+
+    async def edit(self, ref: MessageRef, message: OutMessage) -> None:
+        return None
+
+    async def reply_private(self, event: Command | Interaction, message: OutMessage) -> None:
+        return None
+
+
+async def measure(url: str, members: int, search_path: str | None = None) -> None:
+    engine = create_engine(url, search_path=search_path)
+    await upgrade(engine)
+    catalog, _ = load_banks([ROOT / "questions"])
+    service = QuizService(Repository(engine), catalog, SystemClock(), random.Random(1))
+    adapter = NullAdapter()
+    service.register(adapter)
+    await service.start(CHANNEL, "moderator", questions=1, seconds=600)
+
+    latencies: list[float] = []
+
+    async def click(member: int) -> None:
+        custom_id = adapter.buttons[member % len(adapter.buttons)]
+        started = time.perf_counter()
+        reply = await service.handle_click(Interaction(CHANNEL, f"member-{member}", custom_id))
+        latencies.append(time.perf_counter() - started)
+        assert reply.text.startswith("Locked in"), reply.text
+
+    began = time.perf_counter()
+    await asyncio.gather(*(click(member) for member in range(members)))
+    elapsed = time.perf_counter() - began
+    stored = sum((await service.repository.tally(
+        await service.repository.post(1) or _missing())).counts)
+    latencies.sort()
+    p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))]
+    backend = engine.dialect.name
+    print(
+        f"{backend:<10} {members} answers stored={stored}  "
+        f"{members / elapsed:,.0f} answers/s  "
+        f"p50 {statistics.median(latencies) * 1000:.1f} ms  p99 {p99 * 1000:.1f} ms"
+    )
+    await service.stop(CHANNEL)
+    await engine.dispose()
+
+
+def _missing() -> object:
+    raise SystemExit("the benchmark question was not posted")
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--members", type=int, default=1000)
+    parser.add_argument("--postgres", default=os.environ.get("QUIZ_TEST_POSTGRES_URL"))
+    options = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        await measure(f"sqlite+aiosqlite:///{folder}/bench.db", options.members)
+    if options.postgres:
+        import asyncpg
+        from sqlalchemy.engine import make_url
+
+        schema = f"bench_{uuid.uuid4().hex[:8]}"
+        dsn = make_url(options.postgres).set(drivername="postgresql").render_as_string(False)
+        admin = await asyncpg.connect(dsn)
+        await admin.execute(f'CREATE SCHEMA "{schema}"')
+        try:
+            await measure(options.postgres, options.members, search_path=schema)
+        finally:
+            await admin.execute(f'DROP SCHEMA "{schema}" CASCADE')
+            await admin.close()
+    else:
+        print("postgresql skipped: set QUIZ_TEST_POSTGRES_URL or pass --postgres URL")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
