@@ -1,0 +1,159 @@
+"""The `quizmaster` command as a person runs it: real processes, real files."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+QUIZMASTER = [sys.executable, "-m", "bot"]
+
+
+def run_cli(
+    *args: str, cwd: Path, stdin: str = "", env: dict[str, str] | None = None, timeout: float = 60
+) -> subprocess.CompletedProcess[str]:
+    environment = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("QUIZ_", "DISCORD_", "SLACK_"))
+    }
+    environment["QUIZ_QUESTIONS_DIR"] = str(ROOT / "questions")
+    environment["QUIZ_DATA_DIR"] = str(cwd / "data")
+    environment["PYTHONPATH"] = str(ROOT)
+    environment.update(env or {})
+    return subprocess.run(
+        [*QUIZMASTER, *args],
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=timeout,
+    )
+
+
+def test_piped_play_reveals_each_question_and_keeps_stats_between_runs(tmp_path: Path) -> None:
+    first = run_cli("play", "--questions", "3", cwd=tmp_path, stdin="A\nB\nC\n")
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.count("(closed) ==") == 3
+    assert first.stdout.count("Locked in") == 3
+    assert "Quiz over: final scores" in first.stdout
+    assert "Answered: 3" in first.stdout
+
+    second = run_cli("play", "--questions", "3", cwd=tmp_path, stdin="A\nB\nC\n")
+    assert second.returncode == 0, second.stderr
+    assert "Answered: 6" in second.stdout
+
+
+def _posted_prompts(output: str) -> list[str]:
+    lines = output.splitlines()
+    return [
+        lines[index + 1]
+        for index, line in enumerate(lines)
+        if line.startswith("== ") and "· Question" in line and "(closed)" not in line
+    ]
+
+
+def test_play_does_not_repeat_questions_until_the_bank_is_used_up(tmp_path: Path) -> None:
+    prompts: list[str] = []
+    for _ in range(3):
+        result = run_cli("play", "--questions", "10", cwd=tmp_path, stdin="A\n" * 10)
+        assert result.returncode == 0, result.stderr
+        prompts += _posted_prompts(result.stdout)
+    assert len(prompts) == 30
+    assert len(set(prompts)) == 30
+
+    fourth = run_cli("play", "--questions", "5", cwd=tmp_path, stdin="A\n" * 5)
+    assert set(_posted_prompts(fourth.stdout)) <= set(prompts)
+
+
+def test_play_rejects_out_of_range_values(tmp_path: Path) -> None:
+    result = run_cli("play", "--questions", "51", cwd=tmp_path)
+    assert result.returncode == 1
+    assert "questions must be between 1 and 50" in result.stdout
+
+
+def test_play_stops_when_input_ends(tmp_path: Path) -> None:
+    result = run_cli("play", "--questions", "3", "--seconds", "60", cwd=tmp_path, stdin="B\n")
+    assert result.returncode == 0, result.stderr
+    assert "Quiz stopped: final scores" in result.stdout
+    assert "Answered: 1" in result.stdout
+
+
+def test_export_holds_the_seed_quiz_with_answers_from_the_key(tmp_path: Path) -> None:
+    result = run_cli("questions", "export", "--format", "json", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    exported = json.loads(result.stdout)
+    (bank,) = [b for b in exported["banks"] if b["id"] == "pytorch-distributed-training"]
+    assert len(bank["questions"]) == 30
+    source = yaml.safe_load((ROOT / "questions" / "pytorch-distributed-training.yaml").read_text())
+    for question, original in zip(bank["questions"], source["questions"], strict=True):
+        assert question["options"] == original["options"]
+        assert (
+            question["options"][question["answer"]]
+            == original["options"]["ABCDE".index(original["answer"])]
+        )
+
+
+def test_validate_reports_the_bad_file_and_exits_1(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(
+        "id: broken\ntitle: Broken\nquestions:\n"
+        "  - id: b-1\n    prompt: Two plus two?\n    options: [four, four]\n"
+        "    answer: A\n    explanation: Arithmetic.\n"
+    )
+    result = run_cli("questions", "validate", str(bad), str(ROOT / "questions"), cwd=tmp_path)
+    assert result.returncode == 1
+    assert "bad.yaml:4 (question b-1)" in result.stderr
+    assert "unique" in result.stderr
+    assert "1 bank(s), 30 question(s) valid" in result.stdout
+
+    good = run_cli("questions", "validate", cwd=tmp_path)
+    assert good.returncode == 0, good.stderr
+
+
+def test_schema_and_list(tmp_path: Path) -> None:
+    schema = run_cli("questions", "schema", cwd=tmp_path)
+    assert schema.returncode == 0
+    assert "questions" in json.loads(schema.stdout)["properties"]
+    listing = run_cli("questions", "list", cwd=tmp_path)
+    assert "pytorch-distributed-training\t30 questions" in listing.stdout
+
+
+def test_forget_user_removes_the_players_answers(tmp_path: Path) -> None:
+    played = run_cli("play", "--questions", "2", cwd=tmp_path, stdin="A\nB\n")
+    assert "Answered: 2" in played.stdout
+    forgot = run_cli("forget-user", "console", "local", cwd=tmp_path)
+    assert forgot.returncode == 0
+    assert "Deleted 2 answer(s)" in forgot.stdout
+    again = run_cli("play", "--questions", "1", cwd=tmp_path, stdin="A\n")
+    assert "Answered: 1" in again.stdout
+
+
+def test_db_upgrade_creates_the_database(tmp_path: Path) -> None:
+    result = run_cli("db", "upgrade", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "data" / "quizmaster.db").exists()
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "message"),
+    [
+        ("QUIZ_HEALTH_PORT", "eighty", "QUIZ_HEALTH_PORT"),
+        ("QUIZ_HEALTH_PORT", "70000", "QUIZ_HEALTH_PORT"),
+        ("QUIZ_LOG_LEVEL", "LOUD", "QUIZ_LOG_LEVEL"),
+        ("QUIZ_DATABASE_URL", "mysql://x", "QUIZ_DATABASE_URL"),
+    ],
+)
+def test_bad_settings_are_named_and_stop_start_up(
+    tmp_path: Path, name: str, value: str, message: str
+) -> None:
+    result = run_cli("play", cwd=tmp_path, env={name: value})
+    assert result.returncode == 2
+    assert f"Bad setting {message}" in result.stderr

@@ -1,0 +1,103 @@
+"""`quizmaster run`: start-up checks, the local console channel, /healthz and a clean SIGTERM."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+from tests.test_cli import ROOT, run_cli
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_without_platforms_and_without_a_terminal_it_lists_settings_and_fails(
+    tmp_path: Path,
+) -> None:
+    result = run_cli("run", cwd=tmp_path, env={"QUIZ_HEALTH_PORT": "0"})
+    assert result.returncode == 1
+    assert "No platform is configured" in result.stderr
+    assert "DISCORD_TOKEN" in result.stderr
+    assert "SLACK_BOT_TOKEN" in result.stderr
+
+
+def test_a_slack_bot_token_alone_names_the_missing_setting(tmp_path: Path) -> None:
+    result = run_cli(
+        "run", cwd=tmp_path, env={"SLACK_BOT_TOKEN": "xoxb-secret-value", "QUIZ_HEALTH_PORT": "0"}
+    )
+    assert result.returncode == 2
+    assert "SLACK_APP_TOKEN" in result.stderr
+    assert "SLACK_SIGNING_SECRET" in result.stderr
+    assert "xoxb-secret-value" not in result.stderr
+
+
+def _get(url: str) -> tuple[int, dict[str, object]]:
+    try:
+        with urllib.request.urlopen(url, timeout=2) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())
+
+
+def test_in_a_terminal_it_opens_the_console_channel_serves_health_and_stops_on_sigterm(
+    tmp_path: Path,
+) -> None:
+    port = _free_port()
+    environment = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("QUIZ_", "DISCORD_", "SLACK_"))
+    }
+    environment.update(
+        QUIZ_HEALTH_PORT=str(port),
+        QUIZ_DATA_DIR=str(tmp_path / "data"),
+        QUIZ_QUESTIONS_DIR=str(ROOT / "questions"),
+        PYTHONPATH=str(ROOT),
+    )
+    controller, terminal = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "bot", "run"],
+        stdin=terminal,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=tmp_path,
+        env=environment,
+        text=True,
+    )
+    os.close(terminal)
+    try:
+        deadline = time.monotonic() + 30
+        status, body = 0, {}
+        while time.monotonic() < deadline:
+            try:
+                status, body = _get(f"http://127.0.0.1:{port}/healthz")
+                break
+            except (urllib.error.URLError, ConnectionError):
+                time.sleep(0.2)
+        assert status == 200
+        assert body["database"] == "ok"
+        assert body["platforms"] == {"console": "connected"}
+
+        os.write(controller, b"/quiz start 1 60\n")
+        time.sleep(1.0)
+        process.send_signal(signal.SIGTERM)
+        out, err = process.communicate(timeout=20)
+    finally:
+        if process.poll() is None:
+            process.kill()
+        os.close(controller)
+    assert process.returncode == 0, err
+    assert "Local console channel" in out
+    assert "Question 1/1" in out
