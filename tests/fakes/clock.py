@@ -25,7 +25,10 @@ class FakeClock:
         deadline = None if seconds is None else self._now + timedelta(seconds=seconds)
         while not event.is_set() and (deadline is None or self._now < deadline):
             self._moved.clear()
-            waiters = {asyncio.ensure_future(event.wait()), asyncio.ensure_future(self._moved.wait())}
+            waiters = {
+                asyncio.ensure_future(event.wait()),
+                asyncio.ensure_future(self._moved.wait()),
+            }
             _, pending = await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
             for task in pending:
                 task.cancel()
