@@ -38,6 +38,9 @@ async def play(
     out: TextIO | None = None,
 ) -> int:
     """A live quiz for the local player; each question closes once answered."""
+    # A quiz left running by an interrupted run would block this one: end it
+    # quietly, before the console is attached to show it.
+    await service.stop(CONSOLE_TARGET)
     console = ConsoleAdapter(out)
     service.register(console)
     finished = asyncio.Event()
