@@ -481,8 +481,10 @@ def _as_int(value: int | str | None, default: int) -> int | None:
         return default
     if isinstance(value, int):
         return value
-    text = value.strip()
-    return int(text) if text.lstrip("-").isdigit() else None
+    try:
+        return int(value.strip())
+    except ValueError:  # "ten", "3.5", "--5", "²" (a digit int() refuses)
+        return None
 
 
 def _zone(name: str) -> ZoneInfo:

@@ -207,7 +207,9 @@ class Repository:
         self, channel_id: int, pool: Sequence[str], count: int, rng: random.Random
     ) -> list[str]:
         """Draw `count` questions from `pool` that the channel has not seen in this
-        pass; when the pass runs out, start a new one. The deck is persisted."""
+        pass; when the pass runs out, start a new one. The deck is persisted; a
+        question counts as seen once it is posted (`post_next`), so questions of
+        a quiz stopped early that were never shown stay in the deck."""
         async with self._sessions.begin() as session:
             seen = set(
                 (
@@ -231,12 +233,6 @@ class Repository:
                 rest = [q for q in pool if q not in drawn]
                 rng.shuffle(rest)
                 drawn += rest[: count - len(drawn)]
-            if drawn:
-                await session.execute(
-                    self._insert(DeckSeen)
-                    .values([{"channel_id": channel_id, "question_id": q} for q in drawn])
-                    .on_conflict_do_nothing()
-                )
             return drawn
 
     # -- quizzes --------------------------------------------------------------
@@ -347,6 +343,11 @@ class Repository:
                 closes_at=closes_at,
             )
             session.add(post)
+            await session.execute(
+                self._insert(DeckSeen)
+                .values(channel_id=quiz.channel_id, question_id=post.question_id)
+                .on_conflict_do_nothing()
+            )
             await session.flush()
             channel = await session.get_one(Channel, quiz.channel_id)
             return _post_info(post, channel, quiz.expected_players)

@@ -6,6 +6,7 @@ messages out, with no platform involved.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import count
 
@@ -25,12 +26,28 @@ class Sent:
 
 
 class RecordingAdapter:
-    def __init__(self, platform: str = "test") -> None:
+    def __init__(
+        self, platform: str = "test", *, first_id: int = 1, earlier: Iterable[str] = ()
+    ) -> None:
+        """`earlier`: ids of messages a previous process posted, which still exist
+        on the platform and can be edited; `first_id` keeps new ids unique."""
         self.platform = platform
         self.sent: list[Sent] = []
         self.private: list[tuple[Command | Interaction, OutMessage]] = []
         self.failing_channels: set[str] = set()
-        self._ids = count(1)
+        # Every edit this adapter made, in order, including edits of earlier messages.
+        self.edits: list[tuple[MessageRef, OutMessage]] = []
+        self._earlier = set(earlier)
+        self._first_id = first_id
+        self._ids = count(first_id)
+
+    def restarted(self) -> RecordingAdapter:
+        """The adapter of a new process on the same platform: the messages this
+        one posted are still there (and editable), new ids do not collide."""
+        earlier = self._earlier | {sent.message_id for sent in self.sent}
+        return RecordingAdapter(
+            self.platform, first_id=self._first_id + len(self.sent), earlier=earlier
+        )
 
     @property
     def connected(self) -> bool:
@@ -47,7 +64,11 @@ class RecordingAdapter:
         for sent in self.sent:
             if sent.message_id == ref.message_id:
                 sent.edits.append(message)
+                self.edits.append((ref, message))
                 return
+        if ref.message_id in self._earlier:
+            self.edits.append((ref, message))
+            return
         raise DeliveryError(f"unknown message {ref.message_id}")
 
     async def reply_private(self, event: Command | Interaction, message: OutMessage) -> None:
@@ -71,3 +92,7 @@ class RecordingAdapter:
             if button.label == letter:
                 return button.custom_id
         raise AssertionError(f"no button {letter} on the last question")
+
+    def edits_of(self, message_id: str) -> list[OutMessage]:
+        """What this adapter changed the message `message_id` to, oldest first."""
+        return [message for ref, message in self.edits if ref.message_id == message_id]

@@ -1,0 +1,111 @@
+"""A restart in the middle of a quiz: deadlines live in the database, so a new
+service closes what the old one left open and carries the quiz on."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+from bot.quiz.service import QuizService
+from bot.storage.repository import QuizInfo, Repository
+from tests.conftest import CHANNEL, Host
+from tests.fakes.clock import FakeClock
+
+
+def restart(host: Host, seed: int = 11) -> Host:
+    """Drop the old service; a new one (with a new adapter) on the same database."""
+    service = QuizService(
+        host.service.repository, host.catalog, host.clock, rng=random.Random(seed)
+    )
+    adapter = host.adapter.restarted()
+    service.register(adapter)
+    return Host(service, adapter, host.catalog, host.clock)
+
+
+async def running_quiz(repository: Repository, clock: FakeClock) -> QuizInfo:
+    channel = await repository.channel(CHANNEL, clock.now())
+    quiz = await repository.running_quiz(channel.id)
+    assert quiz is not None
+    return quiz
+
+
+async def test_a_new_service_closes_the_open_question_once_and_posts_the_next(
+    host: Host, clock: FakeClock
+) -> None:
+    await host.start(questions=3, seconds=30)
+    old = host.current()
+    right = host.correct_letter()
+    await host.answer("before", correct=True)
+    after = restart(host)
+
+    # Still open after the restart: a click through the new service counts.
+    assert (await after.click_on(old, "after", right)).text.startswith("Locked in")
+    clock.advance(31)
+    await asyncio.gather(after.service.tick(), after.service.tick())
+    await after.service.tick()
+
+    [reveal] = after.adapter.edits_of(old.message_id)
+    assert all(button.disabled for button in reveal.buttons)
+    assert "2 answers" in reveal.text
+    assert "<@before>" in reveal.text
+    [following] = after.adapter.questions(CHANNEL)
+    assert "2/3" in (following.message.title or "")
+    assert following.message_id != old.message_id
+    assert old.edits == [], "the old process's adapter was not used"
+    assert (await after.answer("after", correct=True)).text.startswith("Locked in")
+    assert "closed" in (await after.click_on(old, "later", right)).text
+
+
+async def test_a_question_overdue_at_start_up_closes_on_the_first_tick(
+    host: Host, clock: FakeClock
+) -> None:
+    await host.start(questions=2, seconds=30)
+    old = host.current()
+    clock.advance(3600)  # the bot was down for an hour
+    after = restart(host)
+
+    await after.service.tick()
+
+    assert len(after.adapter.edits_of(old.message_id)) == 1
+    [following] = after.adapter.questions(CHANNEL)
+    assert "2/2" in (following.message.title or "")
+    # The next question gets its full time from now, not from the old schedule.
+    assert (await after.answer("fresh", correct=True)).text.startswith("Locked in")
+    await after.close_current()
+    assert "Quiz over" in (after.adapter.sent[-1].message.title or "")
+    assert await after.leaderboard() == [("fresh", 15)]
+
+
+async def test_a_quiz_stalled_between_close_and_next_question_is_resumed(
+    host: Host, repository: Repository, clock: FakeClock
+) -> None:
+    await host.start(questions=3, seconds=30)
+    quiz = await running_quiz(repository, clock)
+    [open_post] = await repository.open_posts(quiz.id)
+    # The old process closed the question and died before posting the next one.
+    assert await repository.claim_close(open_post, clock.now())
+    after = restart(host)
+
+    await after.service.tick()
+    await after.service.tick()
+
+    [following] = after.adapter.questions(CHANNEL)
+    assert "2/3" in (following.message.title or "")
+    await after.close_current()
+    assert "3/3" in (after.current().message.title or "")
+    await after.close_current()
+    assert "Quiz over" in (after.adapter.sent[-1].message.title or "")
+
+
+async def test_a_quiz_stopped_before_the_restart_stays_stopped(
+    host: Host, clock: FakeClock
+) -> None:
+    await host.start(questions=3, seconds=30)
+    await host.command("stop")
+    after = restart(host)
+
+    clock.advance(3600)
+    await after.service.tick()
+
+    assert after.adapter.sent == []
+    assert after.adapter.edits == []
