@@ -9,7 +9,7 @@ from bot.adapters.console import CONSOLE_TARGET, LOCAL_USER, ConsoleAdapter, Lin
 from bot.chat import Command
 from bot.quiz import render
 from bot.quiz.service import QuizService
-from bot.textcommands import USAGE, UsageError, parse
+from bot.textcommands import UsageError, parse
 
 
 async def _next_line_or_change(
@@ -82,7 +82,7 @@ async def play(
             if line.strip():
                 await console.reply_private(
                     Command("play", CONSOLE_TARGET, LOCAL_USER),
-                    render.private(f"Type one of {', '.join(question[1])}."),
+                    render.pick_a_letter(list(question[1])),
                 )
             continue
         answered.add(question[0])
@@ -97,9 +97,7 @@ async def local_channel(service: QuizService, stopping: asyncio.Event) -> None:
     """An interactive channel in the terminal: `/quiz …` commands and letters."""
     console = ConsoleAdapter()
     service.register(console)
-    console._print(
-        "Local console channel. Type `/quiz start 3 20`, answer with a letter, `quit` to leave."
-    )
+    await console.reply_private(Command("help", CONSOLE_TARGET, LOCAL_USER), render.console_intro())
     reader = LineReader()
     while not stopping.is_set():
         got_line, line = await _next_line_or_change(reader, console)
@@ -118,7 +116,7 @@ async def local_channel(service: QuizService, stopping: asyncio.Event) -> None:
             parsed = parse(line)
         except UsageError as problem:
             await console.reply_private(
-                Command("help", CONSOLE_TARGET, LOCAL_USER), render.private(f"{problem}. {USAGE}")
+                Command("help", CONSOLE_TARGET, LOCAL_USER), render.usage_error(str(problem))
             )
             continue
         command = Command(

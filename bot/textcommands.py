@@ -13,12 +13,6 @@ PERIODS = {"week", "month", "all"}
 SIMPLE = {"stop", "skip", "forget-me", "help"}
 _MENTION = re.compile(r"^<@([A-Za-z0-9]+)(?:\|[^>]*)?>$")
 
-USAGE = (
-    "Usage: `/quiz start [questions] [seconds] [bank=ID] [tag=TAG]`, `/quiz stop`, "
-    "`/quiz skip`, `/quiz leaderboard [channel|server] [week|month|all]`, "
-    "`/quiz stats [@user]`, `/quiz forget-me`, `/quiz help`"
-)
-
 
 @dataclass(frozen=True)
 class ParsedCommand:

@@ -10,6 +10,7 @@ from itertools import count
 from typing import TextIO
 
 from bot.chat import Command, Interaction, MessageRef, OutMessage, Target
+from bot.quiz import render
 
 CONSOLE_TARGET = Target("console", "local", "terminal")
 LOCAL_USER = "local"
@@ -54,7 +55,8 @@ class ConsoleAdapter:
         self._print("\n" + as_terminal_text(message))
         live_buttons = {b.label: b.custom_id for b in message.buttons if not b.disabled}
         if live_buttons:
-            self._print(f"Type {', '.join(live_buttons)} and press Enter.")
+            # The terminal has no buttons: say which letters can be typed.
+            self._print(as_terminal_text(render.pick_a_letter(list(live_buttons))))
             self.open_question = (message_id, live_buttons)
         self.changed.set()
         return MessageRef(target, message_id)

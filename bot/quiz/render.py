@@ -303,6 +303,28 @@ def unknown_command(name: str) -> OutMessage:
     return private(f"I don't know `/quiz {name}`.\n\n{HELP}")
 
 
+USAGE = (
+    "Usage: `/quiz start [questions] [seconds] [bank=ID] [tag=TAG]`, `/quiz stop`, "
+    "`/quiz skip`, `/quiz leaderboard [channel|server] [week|month|all]`, "
+    "`/quiz stats [@user]`, `/quiz forget-me`, `/quiz help`"
+)
+
+
+def usage_error(problem: str) -> OutMessage:
+    return private(f"{problem}. {USAGE}")
+
+
+def pick_a_letter(letters: Sequence[str]) -> OutMessage:
+    return private(f"Type one of {', '.join(letters)} and press Enter.")
+
+
+def console_intro() -> OutMessage:
+    return private(
+        "Local console channel. Type `/quiz start 3 20` to start a quiz, a letter to "
+        "answer, `quit` to leave."
+    )
+
+
 def failure() -> OutMessage:
     return private("Something went wrong on my side; nothing was lost. Please try again.")
 
