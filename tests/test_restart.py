@@ -6,10 +6,13 @@ from __future__ import annotations
 import asyncio
 import random
 
+from bot.chat import DeliveryError
+from bot.quiz.render import parse_answer_custom_id
 from bot.quiz.service import QuizService
 from bot.storage.repository import QuizInfo, Repository
 from tests.conftest import CHANNEL, Host
 from tests.fakes.clock import FakeClock
+from tests.fakes.recording import Sent
 
 
 def restart(host: Host, seed: int = 11) -> Host:
@@ -109,3 +112,59 @@ async def test_a_quiz_stopped_before_the_restart_stays_stopped(
 
     assert after.adapter.sent == []
     assert after.adapter.edits == []
+
+
+async def test_a_reveal_that_fails_for_a_moment_is_retried_once_and_the_quiz_goes_on(
+    host: Host, clock: FakeClock
+) -> None:
+    await host.start(questions=2, seconds=30)
+    first = host.current()
+    await host.answer("ana", correct=True)
+    host.adapter.edit_failures.append(DeliveryError("platform hiccup"))
+    await host.close_current()
+
+    assert host.adapter.edits_of(first.message_id) == [], "the failed edit was recorded"
+    assert len(host.adapter.questions(CHANNEL)) == 2, "a failed reveal held up the quiz"
+
+    clock.advance(1)
+    await host.service.tick()
+    [reveal] = host.adapter.edits_of(first.message_id)
+    assert "First correct: <@ana>" in reveal.text
+
+    await host.service.tick()
+    assert len(host.adapter.edits_of(first.message_id)) == 1, "revealed twice"
+
+
+async def test_a_message_that_is_gone_is_not_edited_again(host: Host, clock: FakeClock) -> None:
+    await host.start(questions=2, seconds=30)
+    first = host.current()
+    host.adapter.edit_failures.append(DeliveryError("unknown message", permanent=True))
+    await host.close_current()
+    clock.advance(1)
+    await host.service.tick()
+    assert host.adapter.edits_of(first.message_id) == []
+
+
+async def test_a_crash_between_closing_and_revealing_is_repaired_after_restart(
+    host: Host, clock: FakeClock
+) -> None:
+    await host.start(questions=2, seconds=30)
+    first = host.current()
+    await host.answer("ana", correct=False)
+    post = await host.service._post(_post_id(first))
+    assert post is not None
+    # The old process claimed the close and died before editing or moving on.
+    clock.advance(31)
+    assert await host.service.repository.claim_close(post.id, clock.now())
+
+    after = restart(host)
+    await after.service.tick()
+    [reveal] = after.adapter.edits_of(first.message_id)
+    assert "Nobody got it right." in reveal.text
+    assert len(after.adapter.questions(CHANNEL)) == 1, "the quiz did not carry on"
+
+
+def _post_id(sent: Sent) -> int:
+    parsed = parse_answer_custom_id(sent.message.buttons[0].custom_id)
+    assert parsed is not None
+    return parsed[0]

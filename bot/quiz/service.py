@@ -15,7 +15,15 @@ from dataclasses import replace
 from datetime import timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from bot.chat import Adapter, Command, Interaction, MessageRef, OutMessage, Target
+from bot.chat import (
+    Adapter,
+    Command,
+    DeliveryError,
+    Interaction,
+    MessageRef,
+    OutMessage,
+    Target,
+)
 from bot.clock import Clock
 from bot.quiz import render
 from bot.quiz.bank import Catalog
@@ -44,6 +52,8 @@ log = logging.getLogger(__name__)
 # set by another process sharing the database are noticed too.
 MAX_IDLE_SECONDS = 30.0
 POST_CACHE_SIZE = 10_000
+# How long after closing a question its reveal is retried if the edit failed.
+REVEAL_RETRY_WINDOW = timedelta(minutes=15)
 MODERATOR_COMMANDS = {"start": "start a quiz", "stop": "stop a quiz", "skip": "skip a question"}
 SCOPE_WORDS = {
     "channel": Scope.CHANNEL,
@@ -319,28 +329,50 @@ class QuizService:
         if not await self.repository.claim_close(post_id, self.clock.now()):
             return
         self._posts.pop(post_id, None)
-        total = None
-        quiz = await self.repository.quiz(post.quiz_id) if post.quiz_id is not None else None
-        if quiz is not None:
-            total = quiz.total
-        tally = await self.repository.tally(post)
-        view = self._view(post, total)
+        await self._reveal(post)
+        if post.quiz_id is not None:
+            await self._advance(post.quiz_id, after=post.sequence)
+
+    async def _reveal(self, post: PostInfo) -> None:
+        """Edit the question to show the answer. Editing again is harmless, so a
+        reveal that failed or was cut short is simply retried by `tick`."""
         adapter = self.adapters.get(post.target.platform)
-        if adapter is not None and post.message_id is not None and view is not None:
+        if adapter is None or post.message_id is None:
+            return  # another process serves this platform, or nothing was posted
+        quiz = await self.repository.quiz(post.quiz_id) if post.quiz_id is not None else None
+        view = self._view(post, quiz.total if quiz else None)
+        if view is not None:
+            tally = await self.repository.tally(post)
             try:
                 await adapter.edit(
                     MessageRef(post.target, post.message_id),
                     render.reveal(view, post.correct_slot, tally, post.target.platform),
                 )
+            except DeliveryError as error:
+                log.warning("cannot reveal post %s in %s: %s", post.id, post.target, error)
+                if not error.permanent:
+                    return  # try again on a later tick
             except Exception:
-                log.exception("could not reveal post %s in %s", post.id, post.target)
-        if quiz is not None:
-            await self._advance(quiz.id)
+                log.exception("could not reveal post %s in %s; will retry", post.id, post.target)
+                return
+        await self.repository.mark_revealed(post.id, self.clock.now())
 
-    async def _advance(self, quiz_id: int) -> None:
+    async def _retry_reveals(self) -> None:
+        since = self.clock.now() - REVEAL_RETRY_WINDOW
+        for post_id in await self.repository.unrevealed_posts(since):
+            post = await self.repository.post(post_id)
+            if post is not None:
+                await self._reveal(post)
+
+    async def _advance(self, quiz_id: int, after: int | None = None) -> None:
+        """Post the quiz's next question. `after` is the number of the question that
+        just closed; if the quiz has moved past it, someone else already advanced."""
         quiz = await self.repository.quiz(quiz_id)
-        if quiz is not None and quiz.status == "running":
-            await self._post_next(quiz)
+        if quiz is None or quiz.status != "running":
+            return
+        if after is not None and quiz.posted != after:
+            return
+        await self._post_next(quiz)
 
     # -- timers -------------------------------------------------------------------
 
@@ -349,6 +381,7 @@ class QuizService:
 
         Channels are handled concurrently; one failing never holds up another.
         """
+        await self._retry_reveals()
         due = await self.repository.due_posts(self.clock.now())
         await _each_isolated([self.close_post(post_id) for post_id in due])
         stalled = await self.repository.stalled_quizzes()

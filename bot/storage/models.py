@@ -103,6 +103,12 @@ class Post(Base):
             postgresql_where=text("closed_at IS NULL"),
         ),
         Index("ix_posts_quiz", "quiz_id"),
+        Index(
+            "ix_posts_unrevealed_closed_at",
+            "closed_at",
+            sqlite_where=text("revealed_at IS NULL"),
+            postgresql_where=text("revealed_at IS NULL"),
+        ),
         Index("ix_posts_channel_kind", "channel_id", "kind", "posted_at"),
     )
 
@@ -122,6 +128,9 @@ class Post(Base):
     closes_at: Mapped[datetime]
     closed_at: Mapped[datetime | None] = mapped_column(default=None)
     message_id: Mapped[str | None] = mapped_column(String(64), default=None)
+    # Set once the platform message shows the answer; a closed post without it
+    # is revealed again by the timer loop (after a crash or a platform error).
+    revealed_at: Mapped[datetime | None] = mapped_column(default=None)
 
 
 class Answer(Base):

@@ -443,6 +443,28 @@ class Repository:
                 .values(closes_at=now)
             )
 
+    async def unrevealed_posts(self, closed_since: datetime) -> list[int]:
+        """Posts closed since `closed_since` whose message does not show the answer yet."""
+        async with self._sessions() as session:
+            rows = await session.execute(
+                select(Post.id)
+                .where(
+                    Post.revealed_at.is_(None),
+                    Post.closed_at >= closed_since,
+                    Post.message_id.is_not(None),
+                )
+                .order_by(Post.closed_at)
+            )
+            return list(rows.scalars())
+
+    async def mark_revealed(self, post_id: int, now: datetime) -> None:
+        async with self._sessions.begin() as session:
+            await session.execute(
+                update(Post)
+                .where(Post.id == post_id, Post.revealed_at.is_(None))
+                .values(revealed_at=now)
+            )
+
     async def claim_close(self, post_id: int, now: datetime) -> bool:
         """Mark the post closed; true only for the one caller that closed it."""
         async with self._sessions.begin() as session:

@@ -35,6 +35,8 @@ class RecordingAdapter:
         self.sent: list[Sent] = []
         self.private: list[tuple[Command | Interaction, OutMessage]] = []
         self.failing_channels: set[str] = set()
+        # Errors the next edits raise, one each, before edits work again.
+        self.edit_failures: list[Exception] = []
         # Every edit this adapter made, in order, including edits of earlier messages.
         self.edits: list[tuple[MessageRef, OutMessage]] = []
         self._earlier = set(earlier)
@@ -61,6 +63,8 @@ class RecordingAdapter:
         return MessageRef(target, message_id)
 
     async def edit(self, ref: MessageRef, message: OutMessage) -> None:
+        if self.edit_failures:
+            raise self.edit_failures.pop(0)
         for sent in self.sent:
             if sent.message_id == ref.message_id:
                 sent.edits.append(message)
