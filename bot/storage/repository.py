@@ -496,20 +496,6 @@ class Repository:
 
     # -- answers --------------------------------------------------------------
 
-    async def record_answer(
-        self,
-        post: PostInfo,
-        user_id: str,
-        slot: int,
-        *,
-        correct: bool,
-        points: int,
-        now: datetime,
-    ) -> bool:
-        """Store one answer; see `record_answers`."""
-        row = NewAnswer(post, user_id, slot, correct, points, now)
-        return bool(await self.record_answers([row]))
-
     async def record_answers(self, rows: Sequence[NewAnswer]) -> list[bool]:
         """Store answers in one short transaction; for each row, whether it counted.
 
