@@ -12,7 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.clock import Clock, SystemClock
 from bot.config import Settings
-from bot.quiz.bank import BankProblem, load_banks
+from bot.quiz.bank import load_banks
 from bot.quiz.service import QuizService
 from bot.storage.db import create_engine, ping, upgrade
 from bot.storage.repository import Repository
@@ -27,15 +27,14 @@ class Runtime:
     settings: Settings
     engine: AsyncEngine
     service: QuizService
-    bank_problems: list[BankProblem]
     _timers: asyncio.Task[None] | None = field(default=None, repr=False)
 
     @classmethod
     def build(cls, settings: Settings, clock: Clock | None = None) -> Runtime:
         engine = create_engine(settings.resolved_database_url)
-        catalog, problems = load_banks([settings.questions_dir])
+        catalog, _ = load_banks([settings.questions_dir])  # problems are logged there
         service = QuizService(Repository(engine), catalog, clock or SystemClock())
-        return cls(settings, engine, service, problems)
+        return cls(settings, engine, service)
 
     async def __aenter__(self) -> Runtime:
         await upgrade(self.engine)

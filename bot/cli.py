@@ -31,9 +31,11 @@ def _settings() -> Settings:
         raise typer.Exit(2) from None
 
 
-def _logging(settings: Settings) -> None:
+def _logging(settings: Settings, *, quiet: bool = False) -> None:
+    """Log to stderr; `quiet` keeps a terminal game free of INFO lines unless debugging."""
+    level = "WARNING" if quiet and settings.log_level != "DEBUG" else settings.log_level
     logging.basicConfig(
-        level=settings.log_level,
+        level=level,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
         stream=sys.stderr,
     )
@@ -61,7 +63,7 @@ def play(
     from bot.console import play as play_quiz
 
     settings = _settings()
-    _logging(settings) if settings.log_level == "DEBUG" else logging.basicConfig(level="WARNING")
+    _logging(settings, quiet=True)
 
     async def main() -> int:
         async with Runtime.build(settings) as runtime:

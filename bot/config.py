@@ -5,7 +5,7 @@ from __future__ import annotations
 from importlib import resources
 from pathlib import Path
 
-from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
@@ -24,10 +24,6 @@ def default_questions_dir() -> Path:
     return local if local.is_dir() else installed_banks_dir()
 
 
-def _env(name: str) -> AliasChoices:
-    return AliasChoices(name)
-
-
 class Settings(BaseSettings):
     """Every setting the bot reads. Environment names are given by `validation_alias`."""
 
@@ -35,27 +31,21 @@ class Settings(BaseSettings):
 
     database_url: str | None = Field(
         default=None,
-        validation_alias=_env("QUIZ_DATABASE_URL"),
+        validation_alias="QUIZ_DATABASE_URL",
         description="SQLAlchemy URL; default SQLite in QUIZ_DATA_DIR",
     )
-    data_dir: Path = Field(default=Path("data"), validation_alias=_env("QUIZ_DATA_DIR"))
+    data_dir: Path = Field(default=Path("data"), validation_alias="QUIZ_DATA_DIR")
     questions_dir: Path = Field(
-        default_factory=default_questions_dir, validation_alias=_env("QUIZ_QUESTIONS_DIR")
+        default_factory=default_questions_dir, validation_alias="QUIZ_QUESTIONS_DIR"
     )
-    log_level: str = Field(default="INFO", validation_alias=_env("QUIZ_LOG_LEVEL"))
-    health_port: int = Field(
-        default=8080, ge=0, le=65535, validation_alias=_env("QUIZ_HEALTH_PORT")
-    )
+    log_level: str = Field(default="INFO", validation_alias="QUIZ_LOG_LEVEL")
+    health_port: int = Field(default=8080, ge=0, le=65535, validation_alias="QUIZ_HEALTH_PORT")
 
-    discord_token: SecretStr | None = Field(default=None, validation_alias=_env("DISCORD_TOKEN"))
-    slack_bot_token: SecretStr | None = Field(
-        default=None, validation_alias=_env("SLACK_BOT_TOKEN")
-    )
-    slack_app_token: SecretStr | None = Field(
-        default=None, validation_alias=_env("SLACK_APP_TOKEN")
-    )
+    discord_token: SecretStr | None = Field(default=None, validation_alias="DISCORD_TOKEN")
+    slack_bot_token: SecretStr | None = Field(default=None, validation_alias="SLACK_BOT_TOKEN")
+    slack_app_token: SecretStr | None = Field(default=None, validation_alias="SLACK_APP_TOKEN")
     slack_signing_secret: SecretStr | None = Field(
-        default=None, validation_alias=_env("SLACK_SIGNING_SECRET")
+        default=None, validation_alias="SLACK_SIGNING_SECRET"
     )
 
     @field_validator("log_level")

@@ -59,8 +59,6 @@ async def run_bot(settings: Settings) -> int:
         loop.add_signal_handler(signum, stopping.set)
 
     async with Runtime.build(settings) as runtime:
-        for bank_problem in runtime.bank_problems:
-            log.warning("bank skipped: %s", bank_problem)
         health: web.AppRunner | None = None
         if settings.health_port:
             health = await start_health_server(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
+from collections.abc import Callable
 
 import aiohttp
 
@@ -15,9 +16,9 @@ from tests.fakes.clock import FakeClock
 from tests.fakes.recording import RecordingAdapter
 
 
-async def _until(condition: object, rounds: int = 200) -> None:
+async def _until(condition: Callable[[], bool], rounds: int = 200) -> None:
     for _ in range(rounds):
-        if callable(condition) and condition():
+        if condition():
             return
         await asyncio.sleep(0.01)
     raise AssertionError("condition never became true")

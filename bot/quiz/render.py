@@ -342,10 +342,3 @@ Scoring: 10 points for a correct answer, plus up to 5 for speed in a live quiz."
 
 def help_message() -> OutMessage:
     return private(HELP)
-
-
-def quiz_failed() -> OutMessage:
-    return OutMessage(
-        text="The quiz stopped: I could not post the next question in this channel.",
-        body="The quiz stopped: I could not post the next question in this channel.",
-    )

@@ -223,7 +223,7 @@ class QuizService:
                 "question %s is gone; ending quiz %s", quiz.question_ids[quiz.posted], quiz.id
             )
             if await self.repository.end_quiz(quiz.id, "failed", self.clock.now()):
-                self._quiz_ended(await self._channel_by_id(quiz))
+                self._quiz_ended(await self._target_of(quiz))
             return
         order = shuffled_order(len(question.options), self.rng)
         now = self.clock.now()
@@ -258,7 +258,7 @@ class QuizService:
     async def _finish(self, quiz: QuizInfo) -> None:
         if not await self.repository.end_quiz(quiz.id, "finished", self.clock.now()):
             return
-        channel = await self._channel_by_id(quiz)
+        channel = await self._target_of(quiz)
         await self._post_scoreboard(quiz, channel, stopped=False)
 
     async def _post_scoreboard(self, quiz: QuizInfo, target: Target, *, stopped: bool) -> None:
@@ -470,7 +470,7 @@ class QuizService:
             self._channels[key] = await self.repository.channel(target, self.clock.now())
         return self._channels[key]
 
-    async def _channel_by_id(self, quiz: QuizInfo) -> Target:
+    async def _target_of(self, quiz: QuizInfo) -> Target:
         for info in self._channels.values():
             if info.id == quiz.channel_id:
                 return info.target
