@@ -6,6 +6,7 @@ into these types and these types back into platform messages.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import Enum
@@ -56,7 +57,9 @@ class OutMessage:
 
     `text` is the plain fallback (notifications, terminals, Slack's `text`);
     `title`, `body` and `fields` are the rich form. `deadline`, when set, is a
-    moment the platform may render as a live countdown.
+    moment the platform may render as a live countdown. `public` marks a reply
+    to a command that the whole channel should see (a leaderboard), where
+    adapters otherwise answer privately.
     """
 
     text: str
@@ -66,6 +69,14 @@ class OutMessage:
     buttons: tuple[Button, ...] = ()
     footer: str | None = None
     deadline: datetime | None = None
+    public: bool = False
+
+
+# Asked with the channel's moderator role/group setting (None when unset):
+# is the command's author a moderator there? Each adapter answers from its
+# platform (permissions, roles, admins, user groups); the service decides
+# which commands need it.
+ModeratorCheck = Callable[[str | None], Awaitable[bool]]
 
 
 @dataclass(frozen=True)
@@ -78,6 +89,13 @@ class Command:
     is_moderator: bool = False
     args: dict[str, str] = field(default_factory=dict)
     display_name: str | None = None
+    # When set, it replaces `is_moderator` (see ModeratorCheck).
+    moderator_check: ModeratorCheck | None = None
+
+    async def by_moderator(self, moderator_role: str | None) -> bool:
+        if self.moderator_check is not None:
+            return await self.moderator_check(moderator_role)
+        return self.is_moderator
 
 
 @dataclass(frozen=True)
@@ -108,6 +126,11 @@ class Adapter(Protocol):
     async def edit(self, ref: MessageRef, message: OutMessage) -> None: ...
 
     async def reply_private(self, event: Command | Interaction, message: OutMessage) -> None: ...
+
+    async def display_names(self, target: Target, user_ids: Sequence[str]) -> dict[str, str]:
+        """Members' display names, for channels that turned mentions off; ids the
+        platform cannot resolve may be left out."""
+        ...
 
 
 class DeliveryError(Exception):

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from importlib import resources
 from pathlib import Path
+from typing import Annotated, Any
 
 from pydantic import Field, SecretStr, ValidationError, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
@@ -47,6 +48,42 @@ class Settings(BaseSettings):
     slack_signing_secret: SecretStr | None = Field(
         default=None, validation_alias="SLACK_SIGNING_SECRET"
     )
+
+    discord_guild_ids: Annotated[list[int], NoDecode] = Field(
+        default_factory=list, validation_alias="QUIZ_DISCORD_GUILD_IDS"
+    )
+    discord_api_url: str | None = Field(default=None, validation_alias="QUIZ_DISCORD_API_URL")
+    discord_gateway_url: str | None = Field(
+        default=None, validation_alias="QUIZ_DISCORD_GATEWAY_URL"
+    )
+    slack_host: str = Field(default="0.0.0.0", validation_alias="QUIZ_SLACK_HOST")
+    slack_port: int = Field(default=3000, ge=0, le=65535, validation_alias="QUIZ_SLACK_PORT")
+    slack_moderators: Annotated[list[str], NoDecode] = Field(
+        default_factory=list, validation_alias="QUIZ_SLACK_MODERATORS"
+    )
+    slack_api_url: str | None = Field(default=None, validation_alias="QUIZ_SLACK_API_URL")
+
+    @field_validator("discord_guild_ids", "slack_moderators", mode="before")
+    @classmethod
+    def _comma_list(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return [item.strip() for item in value.split(",") if item.strip()]
+        return value
+
+    @field_validator("discord_api_url", "discord_gateway_url", "slack_api_url")
+    @classmethod
+    def _web_url(cls, value: str | None) -> str | None:
+        if not value:
+            return None
+        if not value.startswith(("http://", "https://", "ws://", "wss://")):
+            raise ValueError("must be a full URL such as http://127.0.0.1:8080/api/v10")
+        return value
+
+    @field_validator("slack_api_url")
+    @classmethod
+    def _trailing_slash(cls, value: str | None) -> str | None:
+        # slack-sdk joins method names onto the base as plain strings.
+        return value if value is None or value.endswith("/") else value + "/"
 
     @field_validator("log_level")
     @classmethod
@@ -95,6 +132,13 @@ SETTINGS_HELP: tuple[tuple[str, str], ...] = (
     ("SLACK_BOT_TOKEN", "Slack bot token (xoxb-…): starts the Slack adapter"),
     ("SLACK_APP_TOKEN", "Slack app-level token (xapp-…): Socket Mode"),
     ("SLACK_SIGNING_SECRET", "Slack signing secret: HTTP mode"),
+    ("QUIZ_DISCORD_GUILD_IDS", "comma list of guild ids: sync /quiz there at once"),
+    ("QUIZ_DISCORD_API_URL", "Discord REST base (a proxy), e.g. http://127.0.0.1:8080/api/v10"),
+    ("QUIZ_DISCORD_GATEWAY_URL", "Discord gateway base (a proxy), e.g. ws://127.0.0.1:8081/"),
+    ("QUIZ_SLACK_HOST", "HTTP mode: address to listen on (default 0.0.0.0)"),
+    ("QUIZ_SLACK_PORT", "HTTP mode: port of /slack/events (default 3000)"),
+    ("QUIZ_SLACK_MODERATORS", "comma list of Slack user ids who may moderate everywhere"),
+    ("QUIZ_SLACK_API_URL", "Slack Web API base, e.g. http://127.0.0.1:9000/api/"),
     ("QUIZ_DATABASE_URL", "database URL (default: SQLite in QUIZ_DATA_DIR)"),
     ("QUIZ_DATA_DIR", "folder for the SQLite database (default ./data)"),
     ("QUIZ_QUESTIONS_DIR", "folder of question banks (default ./questions or the shipped banks)"),

@@ -13,6 +13,7 @@ from bot.app import Runtime
 from bot.config import SETTINGS_HELP, Settings
 from bot.console import local_channel
 from bot.health import start_health_server
+from bot.platforms import Platform, StartError, build_platform
 
 log = logging.getLogger(__name__)
 
@@ -38,14 +39,6 @@ async def run_bot(settings: Settings) -> int:
         print(f"Cannot start: {problem}.", file=sys.stderr)
         return 2
     platforms = configured_platforms(settings)
-    # The Discord and Slack adapters plug in here as they are built.
-    unavailable = [name for name in platforms if name not in AVAILABLE_ADAPTERS]
-    if unavailable:
-        print(
-            f"Cannot start: the {', '.join(unavailable)} adapter is not part of this build yet.",
-            file=sys.stderr,
-        )
-        return 2
     interactive = False
     if not platforms:
         print(_no_platform_message(), file=sys.stderr)
@@ -68,15 +61,30 @@ async def run_bot(settings: Settings) -> int:
         tasks = []
         if interactive:
             tasks.append(asyncio.create_task(local_channel(runtime.service, stopping)))
+        started: list[Platform] = []
         try:
+            for name in platforms:
+                platform = build_platform(name, settings, runtime.service)
+                started.append(platform)
+                await platform.start()
+                log.info("%s connected", name)
             await stopping.wait()
+        except StartError as error:
+            print(f"Cannot start: {error}", file=sys.stderr)
+            return 2
         finally:
             for task in tasks:
                 task.cancel()
+            for platform in reversed(started):
+                await _close_quietly(platform)
             if health is not None:
                 await health.cleanup()
     log.info("stopped cleanly")
     return 0
 
 
-AVAILABLE_ADAPTERS: frozenset[str] = frozenset()
+async def _close_quietly(platform: Platform) -> None:
+    try:
+        await platform.close()
+    except Exception:
+        log.exception("closing %s failed", platform.adapter.platform)

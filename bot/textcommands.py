@@ -41,6 +41,8 @@ def parse(text: str) -> ParsedCommand:
         return ParsedCommand(name, _leaderboard_args(rest))
     if name == "stats":
         return ParsedCommand(name, _stats_args(rest))
+    if name == "config":
+        return ParsedCommand(name, _config_args(rest))
     raise UsageError(f"unknown command `{name}`")
 
 
@@ -81,3 +83,16 @@ def _stats_args(words: list[str]) -> dict[str, str]:
     if not found:
         raise UsageError(f"`{words[0]}` is not a member mention")
     return {"user": found.group(1)}
+
+
+def _config_args(words: list[str]) -> dict[str, str]:
+    if not words or (words[0].lower() == "show" and len(words) == 1):
+        return {}
+    if words[0].lower() != "set":
+        raise UsageError("use `config show` or `config set <setting> <value>`")
+    if len(words) < 2:
+        raise UsageError("`config set` needs a setting and a value")
+    args = {"key": words[1].lower()}
+    if len(words) > 2:
+        args["value"] = " ".join(words[2:])
+    return args

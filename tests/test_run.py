@@ -101,12 +101,3 @@ def test_in_a_terminal_it_opens_the_console_channel_serves_health_and_stops_on_s
     assert process.returncode == 0, err
     assert "Local console channel" in out
     assert "Question 1/1" in out
-
-
-def test_a_discord_token_is_refused_until_the_adapter_is_built(tmp_path: Path) -> None:
-    result = run_cli(
-        "run", cwd=tmp_path, env={"DISCORD_TOKEN": "secret-token-value", "QUIZ_HEALTH_PORT": "0"}
-    )
-    assert result.returncode == 2
-    assert "discord adapter is not part of this build yet" in result.stderr
-    assert "secret-token-value" not in result.stderr + result.stdout

@@ -6,6 +6,7 @@ import asyncio
 import re
 import sys
 import threading
+from collections.abc import Sequence
 from itertools import count
 from typing import TextIO
 
@@ -69,6 +70,9 @@ class ConsoleAdapter:
 
     async def reply_private(self, event: Command | Interaction, message: OutMessage) -> None:
         self._print(f"> {as_terminal_text(message)}")
+
+    async def display_names(self, target: Target, user_ids: Sequence[str]) -> dict[str, str]:
+        return {user_id: user_id for user_id in user_ids}
 
     def click_for(self, letter: str) -> Interaction | None:
         """The click a typed letter means, if a question is open and has that letter."""

@@ -3,8 +3,8 @@ Discord, Slack and the terminal all say the same thing."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from bot.chat import Button, ButtonStyle, Field, OutMessage
@@ -17,7 +17,7 @@ from bot.quiz.rules import (
     Period,
     Scope,
 )
-from bot.storage.repository import PostTally, QuizResult, RankRow
+from bot.storage.repository import ChannelInfo, PostTally, QuizResult, RankRow
 
 BAR_WIDTH = 10
 ANSWER_PREFIX = "qm:a"
@@ -38,10 +38,13 @@ def parse_answer_custom_id(custom_id: str) -> tuple[int, int] | None:
     return int(post), int(slot)
 
 
-def mention(platform: str, user_id: str) -> str:
-    """How to name a member without looking them up: a mention on chat platforms."""
+def mention(platform: str, user_id: str, names: Mapping[str, str] | None = None) -> str:
+    """How to name a member: a mention on chat platforms, or, in channels that
+    turned mentions off (`names` given), their display name, which never pings."""
     if platform == "console":
         return "you" if user_id == "local" else user_id
+    if names is not None:
+        return names.get(user_id) or "a member"
     return f"<@{user_id}>"
 
 
@@ -113,12 +116,18 @@ def distribution(view: QuestionView, tally: PostTally) -> str:
     return "\n".join(lines)
 
 
-def reveal(view: QuestionView, correct_slot: int, tally: PostTally, platform: str) -> OutMessage:
+def reveal(
+    view: QuestionView,
+    correct_slot: int,
+    tally: PostTally,
+    platform: str,
+    names: Mapping[str, str] | None = None,
+) -> OutMessage:
     marks = ["✅ " if slot == correct_slot else "▫️ " for slot in range(len(view.option_order))]
     answer = f"{letter(correct_slot)}. {view.option(correct_slot)}"
     answers = "1 answer" if tally.total == 1 else f"{tally.total} answers"
     first = (
-        f"First correct: {mention(platform, tally.first_correct_user)}"
+        f"First correct: {mention(platform, tally.first_correct_user, names)}"
         if tally.first_correct_user
         else "Nobody got it right."
     )
@@ -146,39 +155,55 @@ def reveal(view: QuestionView, correct_slot: int, tally: PostTally, platform: st
     )
 
 
-def _rank_lines(rows: Sequence[RankRow], platform: str) -> str:
+def _rank_lines(
+    rows: Sequence[RankRow], platform: str, names: Mapping[str, str] | None = None
+) -> str:
     medals = {1: "🥇", 2: "🥈", 3: "🥉"}
     lines = []
     for place, row in enumerate(rows, start=1):
         badge = medals.get(place, f"{place}.")
         lines.append(
-            f"{badge} {mention(platform, row.user_id)}: {row.points} pts "
+            f"{badge} {mention(platform, row.user_id, names)}: {row.points} pts "
             f"({row.correct}/{row.answered} correct)"
         )
     return "\n".join(lines)
 
 
-def scoreboard(result: QuizResult, platform: str, *, stopped: bool) -> OutMessage:
+def scoreboard(
+    result: QuizResult,
+    platform: str,
+    *,
+    stopped: bool,
+    names: Mapping[str, str] | None = None,
+) -> OutMessage:
     title = "Quiz stopped: final scores" if stopped else "Quiz over: final scores"
     if not result.participants:
         body = "Nobody answered this time."
     else:
         accuracy = round(100 * result.correct / result.answers) if result.answers else 0
         people = "1 player" if result.participants == 1 else f"{result.participants} players"
-        body = f"{_rank_lines(result.rows, platform)}\n\n{people} · {accuracy}% of answers correct"
+        ranks = _rank_lines(result.rows, platform, names)
+        body = f"{ranks}\n\n{people} · {accuracy}% of answers correct"
     return OutMessage(text=f"{title}\n{body}", title=title, body=body)
 
 
 _PERIOD_NAMES = {Period.WEEK: "this week", Period.MONTH: "this month", Period.ALL: "all time"}
 
 
-def leaderboard(rows: Sequence[RankRow], platform: str, scope: Scope, period: Period) -> OutMessage:
+def leaderboard(
+    rows: Sequence[RankRow],
+    platform: str,
+    scope: Scope,
+    period: Period,
+    names: Mapping[str, str] | None = None,
+) -> OutMessage:
+    """Posted for the whole channel to see, as the answer to `/quiz leaderboard`."""
     where = "this channel" if scope is Scope.CHANNEL else "this server"
     if platform == "slack" and scope is Scope.COMMUNITY:
         where = "this workspace"
     title = f"Leaderboard: {where}, {_PERIOD_NAMES[period]}"
-    body = _rank_lines(rows, platform) if rows else "No answers yet in this period."
-    return OutMessage(text=f"{title}\n{body}", title=title, body=body)
+    body = _rank_lines(rows, platform, names) if rows else "No answers yet in this period."
+    return OutMessage(text=f"{title}\n{body}", title=title, body=body, public=True)
 
 
 @dataclass(frozen=True)
@@ -251,11 +276,65 @@ def unknown_question() -> OutMessage:
 # -- replies to commands --------------------------------------------------------
 
 
-def not_moderator(action: str) -> OutMessage:
+def not_moderator(action: str, moderator_role: str | None = None) -> OutMessage:
+    who = f"members of `{moderator_role}`" if moderator_role else "the channel's moderator role"
     return private(
-        f"Only moderators can {action}. Ask someone with Manage Server "
-        "(or the channel's moderator role) to do it."
+        f"Only moderators can {action}. Ask a server or workspace admin, or one of {who}, to do it."
     )
+
+
+def cannot_post(problem: str) -> OutMessage:
+    return private(
+        f"I can't post in this channel ({problem}). Check that I'm a member here and "
+        "may send messages and embeds, then try again."
+    )
+
+
+# -- channel settings -------------------------------------------------------------
+
+CONFIG_KEYS = {
+    "moderator-role": "role (Discord) or user group (Slack) whose members moderate; "
+    "`none` clears it",
+    "moderator-group": "same as moderator-role",
+    "mentions": "`on` or `off`: off names members in channel posts without pinging them",
+    "timezone": "IANA time zone for leaderboard weeks and months, e.g. Europe/Berlin",
+}
+
+
+def channel_settings(channel: ChannelInfo) -> OutMessage:
+    lines = [
+        f"Moderator role/group: {channel.moderator_role or 'none (admins only)'}",
+        f"Mentions in channel posts: {'on' if channel.mentions else 'off'}",
+        f"Time zone: {channel.timezone}",
+    ]
+    if channel.delivery_problem:
+        lines.append(
+            f"⚠️ My last post here failed: {channel.delivery_problem}. Timed posts are "
+            "paused until a moderator starts a quiz that posts."
+        )
+    body = "\n".join(lines)
+    return OutMessage(text=f"Channel settings\n{body}", title="Channel settings", body=body)
+
+
+def unknown_setting(key: str) -> OutMessage:
+    known = ", ".join(f"`{name}`" for name in CONFIG_KEYS)
+    return private(f"There is no setting `{key}`. Settings: {known}.")
+
+
+def setting_needs_value(key: str) -> OutMessage:
+    return private(f"`/quiz config set {key}` needs a value: {CONFIG_KEYS[key]}.")
+
+
+def unknown_timezone(name: str) -> OutMessage:
+    return private(
+        f"`{name}` is not a time zone I know. Use an IANA name such as Europe/Berlin, "
+        "America/New_York or UTC."
+    )
+
+
+def setting_changed(key: str, channel: ChannelInfo) -> OutMessage:
+    shown = replace(channel_settings(channel), title="Setting saved")
+    return replace(shown, text=f"Saved `{key}`.\n{shown.body}")
 
 
 def quiz_started(total: int, seconds: int) -> OutMessage:
@@ -306,7 +385,8 @@ def unknown_command(name: str) -> OutMessage:
 USAGE = (
     "Usage: `/quiz start [questions] [seconds] [bank=ID] [tag=TAG]`, `/quiz stop`, "
     "`/quiz skip`, `/quiz leaderboard [channel|server] [week|month|all]`, "
-    "`/quiz stats [@user]`, `/quiz forget-me`, `/quiz help`"
+    "`/quiz stats [@user]`, `/quiz forget-me`, `/quiz config show`, "
+    "`/quiz config set <setting> <value>`, `/quiz help`"
 )
 
 
@@ -337,6 +417,8 @@ HELP = f"""\
 `/quiz leaderboard [channel|server] [week|month|all]`: the top ten
 `/quiz stats [user]`: answers, accuracy, points and streaks
 `/quiz forget-me`: delete your answers and stats
+`/quiz config show`, `/quiz config set <setting> <value>`: channel settings (moderators): \
+moderator-role, mentions on|off, timezone
 Scoring: 10 points for a correct answer, plus up to 5 for speed in a live quiz."""
 
 

@@ -54,7 +54,12 @@ MAX_IDLE_SECONDS = 30.0
 POST_CACHE_SIZE = 10_000
 # How long after closing a question its reveal is retried if the edit failed.
 REVEAL_RETRY_WINDOW = timedelta(minutes=15)
-MODERATOR_COMMANDS = {"start": "start a quiz", "stop": "stop a quiz", "skip": "skip a question"}
+MODERATOR_COMMANDS = {
+    "start": "start a quiz",
+    "stop": "stop a quiz",
+    "skip": "skip a question",
+    "config": "change channel settings",
+}
 SCOPE_WORDS = {
     "channel": Scope.CHANNEL,
     "server": Scope.COMMUNITY,
@@ -114,8 +119,10 @@ class QuizService:
 
     async def _dispatch(self, command: Command) -> OutMessage:
         name = command.name
-        if name in MODERATOR_COMMANDS and not command.is_moderator:
-            return render.not_moderator(MODERATOR_COMMANDS[name])
+        if name in MODERATOR_COMMANDS:
+            channel = await self._channel(command.target)
+            if not await command.by_moderator(channel.moderator_role):
+                return render.not_moderator(MODERATOR_COMMANDS[name], channel.moderator_role)
         args = command.args
         if name == "start":
             return await self.start(
@@ -140,9 +147,54 @@ class QuizService:
             return render.forgotten(
                 await self.forget_user(command.target.platform, command.user_id)
             )
+        if name == "config":
+            return await self.configure(command.target, args.get("key"), args.get("value"))
         if name == "help":
             return render.help_message()
         return render.unknown_command(name)
+
+    # -- channel settings -----------------------------------------------------------
+
+    async def configure(self, target: Target, key: str | None, value: str | None) -> OutMessage:
+        """`config show` (no key) or `config set <key> <value>`."""
+        channel = await self._channel(target)
+        if key is None:
+            return render.channel_settings(channel)
+        key = key.lower()
+        if key not in render.CONFIG_KEYS:
+            return render.unknown_setting(key)
+        if value is None or not value.strip():
+            return render.setting_needs_value(key)
+        value = value.strip()
+        if key in ("moderator-role", "moderator-group"):
+            cleared = value.lower() in CLEAR_WORDS
+            role = None if cleared else value.lstrip("@")
+            channel = await self._update_channel(channel, moderator_role=role)
+        elif key == "mentions":
+            switch = ON_OFF.get(value.lower())
+            if switch is None:
+                return render.bad_value(f"mentions must be on or off (got {value})")
+            channel = await self._update_channel(channel, mentions=switch)
+        elif key == "timezone":
+            if not _known_zone(value):
+                return render.unknown_timezone(value)
+            channel = await self._update_channel(channel, timezone=value)
+        return render.setting_changed(key, channel)
+
+    async def _update_channel(
+        self, channel: ChannelInfo, **values: str | bool | None
+    ) -> ChannelInfo:
+        updated = await self.repository.update_channel(channel.id, **values)
+        self._channels[(updated.target.platform, updated.target.channel)] = updated
+        return updated
+
+    async def _delivery_failed(self, target: Target, error: DeliveryError) -> None:
+        """Remember why the platform refused a post here, so timed posts stop
+        and moderators are told (see `render.channel_settings`)."""
+        if not error.permanent:
+            return
+        channel = await self._channel(target)
+        await self._update_channel(channel, delivery_problem=str(error)[:300])
 
     # -- live quizzes -----------------------------------------------------------
 
@@ -190,7 +242,11 @@ class QuizService:
         )
         if quiz is None:
             return render.quiz_already_running()
-        await self._post_next(quiz)
+        problem = await self._post_next(quiz)
+        if problem is not None:
+            return render.cannot_post(problem)
+        if channel.delivery_problem is not None:
+            await self._update_channel(channel, delivery_problem=None)
         return render.quiz_started(quiz.total, limit)
 
     async def stop(self, target: Target) -> OutMessage:
@@ -211,11 +267,13 @@ class QuizService:
         await self.close_post(post_id)
         return render.question_skipped()
 
-    async def _post_next(self, quiz: QuizInfo) -> None:
-        """Post the quiz's next question, or finish it when none is left."""
+    async def _post_next(self, quiz: QuizInfo) -> str | None:
+        """Post the quiz's next question, or finish it when none is left.
+
+        Returns why the question could not be posted, if it could not."""
         if quiz.posted >= quiz.total:
             await self._finish(quiz)
-            return
+            return None
         question = self.catalog.question(quiz.question_ids[quiz.posted])
         if question is None:
             # The bank changed under a running quiz: skip the missing question.
@@ -224,7 +282,7 @@ class QuizService:
             )
             if await self.repository.end_quiz(quiz.id, "failed", self.clock.now()):
                 self._quiz_ended(await self._target_of(quiz))
-            return
+            return "a question of this quiz is no longer in its bank"
         order = shuffled_order(len(question.options), self.rng)
         now = self.clock.now()
         post = await self.repository.post_next(
@@ -236,7 +294,7 @@ class QuizService:
             closes_at=now + timedelta(seconds=quiz.seconds),
         )
         if post is None:
-            return  # another caller advanced this quiz
+            return None  # another caller advanced this quiz
         self._remember(post)
         self._wake.set()
         adapter = self.adapters.get(post.target.platform)
@@ -245,15 +303,21 @@ class QuizService:
             if adapter is None or view is None:
                 raise RuntimeError(f"no {post.target.platform} adapter is running")
             ref = await adapter.send(post.target, render.question(view))
-        except Exception:
-            log.exception("could not post question %s in %s", post.question_id, post.target)
+        except Exception as error:
+            problem = str(error) or type(error).__name__
+            if isinstance(error, DeliveryError):
+                log.warning("cannot post in %s: %s", post.target, problem)
+                await self._delivery_failed(post.target, error)
+            else:
+                log.exception("could not post question %s in %s", post.question_id, post.target)
             await self.repository.claim_close(post.id, self.clock.now())
             self._posts.pop(post.id, None)
             if await self.repository.end_quiz(quiz.id, "failed", self.clock.now()):
                 self._quiz_ended(post.target)
-            return
+            return problem
         await self.repository.set_message_id(post.id, ref.message_id)
         self._remember(post, message_id=ref.message_id)
+        return None
 
     async def _finish(self, quiz: QuizInfo) -> None:
         if not await self.repository.end_quiz(quiz.id, "finished", self.clock.now()):
@@ -266,8 +330,12 @@ class QuizService:
         adapter = self.adapters.get(target.platform)
         try:
             if adapter is not None:
-                message = render.scoreboard(result, target.platform, stopped=stopped)
+                names = await self._names(target, [row.user_id for row in result.rows])
+                message = render.scoreboard(result, target.platform, stopped=stopped, names=names)
                 await adapter.send(target, message)
+        except DeliveryError as error:
+            log.warning("cannot post the scoreboard in %s: %s", target, error)
+            await self._delivery_failed(target, error)
         except Exception:
             log.exception("could not post the scoreboard in %s", target)
         finally:
@@ -324,7 +392,7 @@ class QuizService:
     async def close_post(self, post_id: int) -> None:
         """Close a post once (whoever claims it), reveal the answer, and move its quiz on."""
         post = await self.repository.post(post_id)
-        if post is None or post.closed_at is not None:
+        if post is None or post.closed_at is not None or not self._serves(post.target):
             return
         if not await self.repository.claim_close(post_id, self.clock.now()):
             return
@@ -337,16 +405,18 @@ class QuizService:
         """Edit the question to show the answer. Editing again is harmless, so a
         reveal that failed or was cut short is simply retried by `tick`."""
         adapter = self.adapters.get(post.target.platform)
-        if adapter is None or post.message_id is None:
+        if adapter is None or not adapter.connected or post.message_id is None:
             return  # another process serves this platform, or nothing was posted
         quiz = await self.repository.quiz(post.quiz_id) if post.quiz_id is not None else None
         view = self._view(post, quiz.total if quiz else None)
         if view is not None:
             tally = await self.repository.tally(post)
+            first = [tally.first_correct_user] if tally.first_correct_user else []
             try:
+                names = await self._names(post.target, first)
                 await adapter.edit(
                     MessageRef(post.target, post.message_id),
-                    render.reveal(view, post.correct_slot, tally, post.target.platform),
+                    render.reveal(view, post.correct_slot, tally, post.target.platform, names),
                 )
             except DeliveryError as error:
                 log.warning("cannot reveal post %s in %s: %s", post.id, post.target, error)
@@ -372,7 +442,26 @@ class QuizService:
             return
         if after is not None and quiz.posted != after:
             return
+        if not self._serves(await self._target_of(quiz)):
+            return  # left for when this platform (re)connects, or for another process
         await self._post_next(quiz)
+
+    def _serves(self, target: Target) -> bool:
+        """Whether this process can post on the target's platform right now."""
+        adapter = self.adapters.get(target.platform)
+        return adapter is not None and adapter.connected
+
+    async def _names(self, target: Target, user_ids: list[str]) -> dict[str, str] | None:
+        """Display names for a channel post where mentions are off; None means mention."""
+        channel = await self._channel(target)
+        adapter = self.adapters.get(target.platform)
+        if channel.mentions or adapter is None or not user_ids:
+            return None
+        try:
+            return await adapter.display_names(target, user_ids)
+        except Exception:
+            log.warning("could not look up display names in %s", target, exc_info=True)
+            return {}
 
     # -- timers -------------------------------------------------------------------
 
@@ -397,7 +486,9 @@ class QuizService:
                 deadline = await self.repository.next_deadline()
                 if deadline is not None:
                     wait = (deadline - self.clock.now()).total_seconds()
-                    timeout = min(max(wait, 0.0), MAX_IDLE_SECONDS)
+                    # Still due after a tick: its platform is not connected here
+                    # yet; look again soon rather than spin.
+                    timeout = min(wait if wait > 0 else 1.0, MAX_IDLE_SECONDS)
             except Exception:
                 log.exception("timer tick failed; retrying")
                 timeout = 1.0
@@ -427,7 +518,8 @@ class QuizService:
             window=window,
             limit=LEADERBOARD_SIZE,
         )
-        return render.leaderboard(rows, target.platform, scope, period)
+        names = await self._names(target, [row.user_id for row in rows])
+        return render.leaderboard(rows, target.platform, scope, period, names)
 
     async def stats_view(self, target: Target, user_id: str) -> render.StatsView:
         totals = await self.repository.user_totals(target.platform, user_id)
@@ -518,6 +610,18 @@ def _as_int(value: int | str | None, default: int) -> int | None:
         return int(value.strip())
     except ValueError:  # "ten", "3.5", "--5", "²" (a digit int() refuses)
         return None
+
+
+CLEAR_WORDS = {"none", "off", "-", "clear"}
+ON_OFF = {"on": True, "off": False, "yes": True, "no": False, "true": True, "false": False}
+
+
+def _known_zone(name: str) -> bool:
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        return False
+    return True
 
 
 def _zone(name: str) -> ZoneInfo:

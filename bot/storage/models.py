@@ -58,7 +58,13 @@ class Channel(Base):
     community: Mapped[str] = mapped_column(String(64), index=True)
     channel: Mapped[str] = mapped_column(String(64))
     timezone: Mapped[str] = mapped_column(String(64), default="UTC", server_default="UTC")
+    # Discord role name or Slack user group handle whose members may moderate.
     moderator_role: Mapped[str | None] = mapped_column(String(100), default=None)
+    # Off: channel posts name members in plain text instead of pinging mentions.
+    mentions: Mapped[bool] = mapped_column(Boolean, default=True, server_default=text("true"))
+    # Why the platform last refused a post here (deleted channel, no permission);
+    # set, the channel gets no timed posts until a moderator posts again.
+    delivery_problem: Mapped[str | None] = mapped_column(String(300), default=None)
     created_at: Mapped[datetime]
 
 

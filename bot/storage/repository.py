@@ -28,6 +28,8 @@ class ChannelInfo:
     target: Target
     timezone: str
     moderator_role: str | None
+    mentions: bool = True
+    delivery_problem: str | None = None
 
 
 @dataclass(frozen=True)
@@ -150,6 +152,17 @@ def _rank_order(points: Any, correct: Any, last_correct: Any, user_id: Any) -> l
     return [points.desc(), correct.desc(), last_correct.asc().nulls_last(), user_id.asc()]
 
 
+def _channel_info(row: Channel) -> ChannelInfo:
+    return ChannelInfo(
+        row.id,
+        Target(row.platform, row.community, row.channel),
+        row.timezone,
+        row.moderator_role,
+        row.mentions,
+        row.delivery_problem,
+    )
+
+
 class Repository:
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
@@ -183,12 +196,7 @@ class Repository:
                     )
                 )
             ).scalar_one()
-            return ChannelInfo(
-                row.id,
-                Target(row.platform, row.community, row.channel),
-                row.timezone,
-                row.moderator_role,
-            )
+            return _channel_info(row)
 
     async def channel_target(self, channel_id: int) -> Target:
         async with self._sessions() as session:
@@ -196,10 +204,13 @@ class Repository:
             return Target(row.platform, row.community, row.channel)
 
     async def set_channel_timezone(self, channel_id: int, zone: str) -> None:
+        await self.update_channel(channel_id, timezone=zone)
+
+    async def update_channel(self, channel_id: int, **values: str | bool | None) -> ChannelInfo:
+        """Change channel settings (timezone, moderator_role, mentions, delivery_problem)."""
         async with self._sessions.begin() as session:
-            await session.execute(
-                update(Channel).where(Channel.id == channel_id).values(timezone=zone)
-            )
+            await session.execute(update(Channel).where(Channel.id == channel_id).values(**values))
+            return _channel_info(await session.get_one(Channel, channel_id))
 
     # -- decks ----------------------------------------------------------------
 

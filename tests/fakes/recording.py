@@ -6,7 +6,7 @@ messages out, with no platform involved.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import count
 
@@ -39,6 +39,7 @@ class RecordingAdapter:
         self.edit_failures: list[Exception] = []
         # Every edit this adapter made, in order, including edits of earlier messages.
         self.edits: list[tuple[MessageRef, OutMessage]] = []
+        self.connected_now = True
         self._earlier = set(earlier)
         self._first_id = first_id
         self._ids = count(first_id)
@@ -53,7 +54,7 @@ class RecordingAdapter:
 
     @property
     def connected(self) -> bool:
-        return True
+        return self.connected_now
 
     async def send(self, target: Target, message: OutMessage) -> MessageRef:
         if target.channel in self.failing_channels:
@@ -77,6 +78,9 @@ class RecordingAdapter:
 
     async def reply_private(self, event: Command | Interaction, message: OutMessage) -> None:
         self.private.append((event, message))
+
+    async def display_names(self, target: Target, user_ids: Sequence[str]) -> dict[str, str]:
+        return {user_id: f"Member {user_id}" for user_id in user_ids}
 
     # -- helpers for tests -------------------------------------------------------
 
