@@ -102,6 +102,12 @@ def question(view: QuestionView) -> OutMessage:
     )
 
 
+def closes(when: str) -> str:
+    """The closing-time line; `when` is the platform's own live time markup
+    (Discord `<t:…:R>`, Slack `<!date^…>`), which each client shows locally."""
+    return f"Closes {when}"
+
+
 def _bar(count: int, total: int) -> str:
     share = count / total if total else 0.0
     filled = round(share * BAR_WIDTH)
