@@ -173,3 +173,223 @@ async def test_a_moderator_runs_a_two_question_quiz_that_closes_reveals_and_scor
     # Nothing the bot posted may ping anyone.
     for call in fake.calls_to("POST", rf"/channels/{CHANNEL}/messages"):
         assert call.body["allowed_mentions"]["parse"] == []
+
+
+def post_id_of(message: dict[str, Any]) -> int:
+    return int(buttons_of(message)[0]["custom_id"].split(":")[2])
+
+
+async def open_question(bot: Bot, channel: str = CHANNEL, seconds: int = 60) -> dict[str, Any]:
+    _, final = await bot.command("start", channel=channel, questions=1, seconds=seconds)
+    assert text_of(final).startswith("Starting a quiz"), text_of(final)
+    found = await bot.fake.wait_for(lambda: bot.fake.questions(channel))
+    return dict(found[-1])
+
+
+# -- clicks --------------------------------------------------------------------------------
+
+
+async def test_thirty_members_clicking_at_once_each_get_a_private_reply_and_count_once(
+    bot: Bot, fake: FakeDiscord
+) -> None:
+    question = await open_question(bot)
+    began = time.monotonic()
+    tokens = await asyncio.gather(
+        *(
+            fake.click(GUILD, user, question["id"], buttons_of(question)[n % 4]["custom_id"])
+            for n, user in enumerate(CROWD)
+        )
+    )
+    replies = await asyncio.gather(*(fake.reply(token) for token in tokens))
+    elapsed = time.monotonic() - began
+    assert elapsed < 3.0, f"30 clicks took {elapsed:.2f}s"
+    for reply, final in replies:
+        assert reply.ephemeral
+        assert text_of(final).startswith("Locked in")
+    assert await bot.service.repository.answer_count(post_id_of(question)) == 30
+
+    again = await bot.click(CROWD[0], question, "D")
+    assert again == "You already answered A: the first click counts."
+    assert await bot.service.repository.answer_count(post_id_of(question)) == 30
+    # The public question is never edited per click.
+    assert not fake.calls_to("PATCH", rf"/channels/{CHANNEL}/messages/\d+")
+
+
+# -- who may moderate ----------------------------------------------------------------------
+
+
+async def test_a_member_without_manage_server_is_refused_privately_and_nothing_is_posted(
+    bot: Bot, fake: FakeDiscord
+) -> None:
+    reply, final = await bot.command("start", user=PLAYER, questions=2, seconds=2)
+    assert reply.ephemeral
+    assert text_of(final).startswith("Only moderators can start a quiz")
+    assert not fake.calls_to("POST", rf"/channels/{CHANNEL}/messages")
+
+
+async def test_a_member_holding_the_configured_moderator_role_may_start_a_quiz(
+    bot: Bot, fake: FakeDiscord
+) -> None:
+    refused = await bot.command("start", user=ROLE_HOLDER, seconds=30)
+    assert text_of(refused[1]).startswith("Only moderators")
+
+    saved = await bot.command("config set", setting="moderator-role", value="quizmasters")
+    assert "Moderator role/group: quizmasters" in text_of(saved[1])
+    reply, final = await bot.command("start", user=ROLE_HOLDER, questions=1, seconds=30)
+    assert text_of(final).startswith("Starting a quiz")
+    await fake.wait_for(lambda: fake.questions(CHANNEL))
+
+
+# -- restarts and the gateway --------------------------------------------------------------
+
+
+async def test_a_click_on_a_question_posted_before_a_restart_is_recorded(
+    fake: FakeDiscord, engine: AsyncEngine, catalog: Catalog
+) -> None:
+    first = await start_bot(fake, engine, catalog)
+    try:
+        question = await open_question(first)
+    finally:
+        await first.stop()
+
+    second = await start_bot(fake, engine, catalog)
+    try:
+        assert len(fake.identifies) == 2
+        assert (await second.click(PLAYER, question, "B")).startswith("Locked in B")
+        assert await second.service.repository.answer_count(post_id_of(question)) == 1
+    finally:
+        await second.stop()
+
+
+async def test_a_dropped_gateway_connection_resumes_and_keeps_serving(
+    bot: Bot, fake: FakeDiscord
+) -> None:
+    assert bot.platform.adapter.connected
+    await fake.drop_gateway()
+    await fake.wait_for(lambda: fake.resumes and bot.platform.adapter.connected)
+    assert len(fake.identifies) == 1
+    assert fake.resumes[0]["session_id"] == "fake-session"
+    _, final = await bot.command("help", user=PLAYER)
+    assert "/quiz start" in text_of(final)
+
+
+# -- platform faults -----------------------------------------------------------------------
+
+
+async def test_a_rate_limited_post_is_retried_and_nothing_is_lost(
+    bot: Bot, fake: FakeDiscord
+) -> None:
+    fake.fail("POST", rf"/channels/{CHANNEL}/messages", 429, retry_after=0.3)
+    question = await open_question(bot)
+    statuses = [c.status for c in fake.calls_to("POST", rf"/channels/{CHANNEL}/messages")]
+    assert statuses == [429, 200]
+    assert len(fake.questions(CHANNEL)) == 1
+    assert (await bot.click(PLAYER, question, "A")).startswith("Locked in A")
+
+
+async def test_a_channel_the_bot_may_not_post_in_is_reported_and_others_keep_working(
+    bot: Bot, fake: FakeDiscord
+) -> None:
+    fake.fail("POST", rf"/channels/{OTHER_CHANNEL}/messages", 403, times=10)
+    reply, final = await bot.command("start", channel=OTHER_CHANNEL, seconds=30)
+    assert reply.ephemeral
+    assert text_of(final).startswith("I can't post in this channel (Discord said 403")
+
+    _, shown = await bot.command("config show", channel=OTHER_CHANNEL)
+    assert "My last post here failed: Discord said 403" in text_of(shown)
+
+    await open_question(bot, CHANNEL)
+    assert bot.platform.adapter.connected
+
+
+# -- scores --------------------------------------------------------------------------------
+
+
+async def test_leaderboard_is_public_and_stats_private_with_mentions_in_order(
+    bot: Bot, fake: FakeDiscord, catalog: Catalog
+) -> None:
+    question = await open_question(bot, seconds=2)
+    right = correct_letter(catalog, question)
+    wrong = next(b["label"] for b in buttons_of(question) if b["label"] != right)
+    await bot.click(CROWD[0], question, wrong)
+    await bot.click(PLAYER, question, right)
+    await fake.wait_for(
+        lambda: any("final scores" in text_of(m) for m in fake.posted(CHANNEL)), within=6
+    )
+
+    reply, board = await bot.command("leaderboard", user=CROWD[5], period="all")
+    assert not reply.ephemeral
+    assert board["allowed_mentions"]["parse"] == []
+    ranked = re.findall(r"<@(\d+)>: (\d+) pts", text_of(board))
+    assert [user for user, _ in ranked] == [PLAYER, CROWD[0]]
+    assert int(ranked[0][1]) > 10 and ranked[1][1] == "0"
+
+    token = await fake.slash(
+        GUILD,
+        CHANNEL,
+        CROWD[5],
+        "stats",
+        {"user": PLAYER},
+        resolved={"users": {PLAYER: fake.guilds[GUILD].members[PLAYER].user()}},
+    )
+    reply, stats = await fake.reply(token)
+    assert reply.ephemeral
+    assert f"Stats for <@{PLAYER}>" in text_of(stats)
+    assert "Correct: 1 (100%)" in text_of(stats)
+
+
+async def test_bank_and_tag_options_autocomplete_from_the_loaded_banks(
+    bot: Bot, fake: FakeDiscord, catalog: Catalog
+) -> None:
+    token = await fake.slash(GUILD, CHANNEL, MOD, "start", {"bank": "torch"}, focused="bank")
+    reply = await fake.wait_for(lambda: fake.replies[token].callback)
+    assert reply["type"] == 8
+    assert [c["value"] for c in reply["data"]["choices"]] == ["pytorch-distributed-training"]
+
+    token = await fake.slash(GUILD, CHANNEL, MOD, "start", {"tag": ""}, focused="tag")
+    reply = await fake.wait_for(lambda: fake.replies[token].callback)
+    assert [c["value"] for c in reply["data"]["choices"]] == catalog.tags()[:25]
+
+
+# -- the shapes discord.py and Discord agree on --------------------------------------------
+
+
+async def test_canary_login_ready_sync_and_interaction_shapes_match_the_pinned_discord_py(
+    bot: Bot, fake: FakeDiscord
+) -> None:
+    """If this fails after a discord.py upgrade, the fake (and maybe the adapter)
+    no longer describes what the library sends and expects: update both."""
+    assert discord.__version__.startswith("2.7.")
+    first_calls = [(c.method, c.path, c.status) for c in fake.calls[:3]]
+    assert first_calls == [
+        ("GET", "/users/@me", 200),
+        ("GET", "/oauth2/applications/@me", 200),
+        ("PUT", f"/applications/{APP_ID}/guilds/{GUILD}/commands", 200),
+    ]
+    [identify] = fake.identifies
+    assert identify["token"] == fake.token
+    assert identify["intents"] == discord.Intents(guilds=True).value  # no message content
+    assert fake.heartbeats >= 1
+
+    [quiz] = fake.commands[GUILD]
+    assert quiz["name"] == "quiz"
+    assert quiz["contexts"] == [0]
+    assert quiz.get("default_member_permissions") is None
+    subcommands = {o["name"]: o for o in quiz["options"]}
+    assert set(subcommands) == {
+        "start", "stop", "skip", "leaderboard", "stats", "forget-me", "help", "config",
+    }  # fmt: skip
+    start_options = {o["name"]: o for o in subcommands["start"]["options"]}
+    assert start_options["questions"]["min_value"] == 1
+    assert start_options["bank"]["autocomplete"] is True
+    assert [c["value"] for c in subcommands["leaderboard"]["options"][0]["choices"]] == [
+        "channel",
+        "server",
+    ]
+
+    token = await fake.slash(GUILD, CHANNEL, PLAYER, "help")
+    await fake.reply(token)
+    [callback] = [c for c in fake.calls if c.path.endswith(f"/{token}/callback")]
+    assert callback.query == {"with_response": "1"}
+    assert callback.body["type"] == 4
+    assert callback.body["data"]["flags"] == EPHEMERAL

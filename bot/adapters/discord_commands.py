@@ -30,7 +30,10 @@ def quiz_group(run: Runner, catalog: Callable[[], Catalog]) -> app_commands.Grou
     # Guilds only: every quiz lives in a server channel. Not gated by
     # default_member_permissions, so members keep stats, leaderboard and help.
     quiz = app_commands.Group(
-        name="quiz", description="Multiple-choice quizzes in this channel", guild_only=True
+        name="quiz",
+        description="Multiple-choice quizzes in this channel",
+        guild_only=True,
+        allowed_contexts=app_commands.AppCommandContext(guild=True),
     )
     config = app_commands.Group(name="config", description="Channel settings", parent=quiz)
 
