@@ -8,13 +8,19 @@ take some seconds; everything finer-grained is tested through the core's tests.
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 import re
+import signal
+import socket
+import sys
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+import aiohttp
 import discord
 import pytest
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -25,6 +31,7 @@ from bot.clock import SystemClock
 from bot.config import Settings
 from bot.quiz.bank import Catalog
 from bot.quiz.service import QuizService
+from bot.storage.db import create_engine
 from bot.storage.repository import Repository
 from tests.fakes.fake_discord import (
     APP_ID,
@@ -35,9 +42,6 @@ from tests.fakes.fake_discord import (
     buttons_of,
     text_of,
 )
-
-# End-to-end through Discord: SQLite is enough (storage has its own PostgreSQL tests).
-pytestmark = pytest.mark.parametrize("engine", ["sqlite"], indirect=True)
 
 GUILD = "110000000000000001"
 CHANNEL = "220000000000000001"
@@ -54,6 +58,15 @@ class FastClient(QuizClient):
 
     async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
         return None
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
 
 
 @dataclass
@@ -80,6 +93,15 @@ class Bot:
         token = await self.fake.click(GUILD, user, message["id"], button["custom_id"])
         _, final = await self.fake.reply(token)
         return text_of(final)
+
+
+@pytest.fixture
+async def engine(tmp_path: Path, _templates: Any) -> AsyncIterator[AsyncEngine]:
+    """SQLite only: end to end through Discord, storage is not what varies (the
+    storage tests cover PostgreSQL). Replaces conftest's two-backend `engine`."""
+    made = create_engine(f"sqlite+aiosqlite:///{await _templates.sqlite_copy(tmp_path / 'q.db')}")
+    yield made
+    await made.dispose()
 
 
 @pytest.fixture
@@ -235,7 +257,7 @@ async def test_a_member_holding_the_configured_moderator_role_may_start_a_quiz(
 
     saved = await bot.command("config set", setting="moderator-role", value="quizmasters")
     assert "Moderator role/group: quizmasters" in text_of(saved[1])
-    reply, final = await bot.command("start", user=ROLE_HOLDER, questions=1, seconds=30)
+    _, final = await bot.command("start", user=ROLE_HOLDER, questions=1, seconds=30)
     assert text_of(final).startswith("Starting a quiz")
     await fake.wait_for(lambda: fake.questions(CHANNEL))
 
@@ -393,3 +415,99 @@ async def test_canary_login_ready_sync_and_interaction_shapes_match_the_pinned_d
     assert callback.query == {"with_response": "1"}
     assert callback.body["type"] == 4
     assert callback.body["data"]["flags"] == EPHEMERAL
+
+
+# -- `quizmaster run` as a process, against the fake --------------------------------------
+
+
+def run_environment(fake: FakeDiscord, tmp_path: Path, health_port: int) -> dict[str, str]:
+    environment = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("QUIZ_", "DISCORD_", "SLACK_"))
+    }
+    environment.update(
+        DISCORD_TOKEN=fake.token,
+        QUIZ_DISCORD_GUILD_IDS=GUILD,
+        QUIZ_DISCORD_API_URL=fake.api_url,
+        QUIZ_DISCORD_GATEWAY_URL=fake.gateway_url,
+        QUIZ_HEALTH_PORT=str(health_port),
+        QUIZ_DATA_DIR=str(tmp_path / "data"),
+        QUIZ_QUESTIONS_DIR=str(ROOT / "questions"),
+        PYTHONPATH=str(ROOT),
+    )
+    return environment
+
+
+async def healthz(port: int) -> dict[str, Any] | None:
+    try:
+        async with (
+            aiohttp.ClientSession() as session,
+            session.get(f"http://127.0.0.1:{port}/healthz") as response,
+        ):
+            return dict(await response.json()) if response.status == 200 else None
+    except aiohttp.ClientError:
+        return None
+
+
+async def test_quizmaster_run_connects_syncs_commands_and_plays_a_whole_quiz(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    port = free_port()
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", "run",
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        cwd=tmp_path,
+        env=run_environment(fake, tmp_path, port),
+    )  # fmt: skip
+    try:
+        health: dict[str, Any] | None = None
+        deadline = time.monotonic() + 30
+        while health is None and time.monotonic() < deadline:
+            await asyncio.sleep(0.2)
+            health = await healthz(port)
+        assert health is not None, "quizmaster run never became healthy"
+        assert health["platforms"] == {"discord": "connected"}
+        assert fake.commands[GUILD][0]["name"] == "quiz"
+
+        token = await fake.slash(GUILD, CHANNEL, MOD, "start", {"questions": 1, "seconds": 2})
+        _, started = await fake.reply(token)
+        assert text_of(started).startswith("Starting a quiz: 1 question, 2 seconds each")
+        [question] = await fake.wait_for(lambda: fake.questions(CHANNEL))
+        click = await fake.click(
+            GUILD, PLAYER, question["id"], buttons_of(question)[1]["custom_id"]
+        )
+        assert text_of((await fake.reply(click))[1]).startswith("Locked in B")
+        [scores] = await fake.wait_for(
+            lambda: [m for m in fake.posted(CHANNEL) if "final scores" in text_of(m)], within=10
+        )
+        assert f"<@{PLAYER}>" in text_of(scores)
+        assert "(closed)" in fake.messages[question["id"]]["embeds"][0]["title"]
+    finally:
+        if process.returncode is None:
+            process.send_signal(signal.SIGTERM)
+        _, err = await asyncio.wait_for(process.communicate(), 20)
+    assert process.returncode == 0, err.decode()
+    assert fake.token not in err.decode()
+
+
+async def test_quizmaster_run_with_a_rejected_token_exits_2_without_printing_it(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    fake.reject_token = True
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", "run",
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        cwd=tmp_path,
+        env=run_environment(fake, tmp_path, 0),
+    )  # fmt: skip
+    _, err = await asyncio.wait_for(process.communicate(), 30)
+    stderr = err.decode()
+    assert process.returncode == 2, stderr
+    assert "Cannot start: Discord rejected DISCORD_TOKEN" in stderr
+    assert fake.token not in stderr
+    assert not fake.identifies
