@@ -29,6 +29,7 @@ from bot.adapters import discord_platform
 from bot.adapters.discord_platform import DiscordPlatform, QuizClient
 from bot.clock import SystemClock
 from bot.config import Settings
+from bot.platforms import StartError
 from bot.quiz.bank import Catalog
 from bot.quiz.service import QuizService
 from bot.storage.db import create_engine
@@ -359,6 +360,11 @@ async def test_leaderboard_is_public_and_stats_private_with_mentions_in_order(
     assert f"Stats for <@{PLAYER}>" in text_of(stats)
     assert "Correct: 1 (100%)" in text_of(stats)
 
+    await bot.command("config set", setting="mentions", value="off")
+    _, named = await bot.command("leaderboard", user=CROWD[5], period="all")
+    assert re.findall(r"^\S+ (\w+): \d+ pts", text_of(named), re.M) == ["Player", "Member0000"]
+    assert "<@" not in text_of(named)
+
 
 async def test_bank_and_tag_options_autocomplete_from_the_loaded_banks(
     bot: Bot, fake: FakeDiscord, catalog: Catalog
@@ -493,6 +499,15 @@ async def test_quizmaster_run_connects_syncs_commands_and_plays_a_whole_quiz(
     assert fake.token not in err.decode()
 
 
+async def test_a_server_that_refuses_the_command_sync_stops_start_up_with_a_clear_error(
+    fake: FakeDiscord, engine: AsyncEngine, catalog: Catalog
+) -> None:
+    fake.fail("PUT", rf"/applications/{APP_ID}/guilds/{GUILD}/commands", 403)
+    with pytest.raises(StartError, match=r"invite the bot there with the applications\.commands"):
+        await start_bot(fake, engine, catalog)
+    assert not fake.identifies
+
+
 async def test_quizmaster_run_with_a_rejected_token_exits_2_without_printing_it(
     fake: FakeDiscord, tmp_path: Path
 ) -> None:
@@ -511,3 +526,36 @@ async def test_quizmaster_run_with_a_rejected_token_exits_2_without_printing_it(
     assert "Cannot start: Discord rejected DISCORD_TOKEN" in stderr
     assert fake.token not in stderr
     assert not fake.identifies
+
+
+# -- answering late: defer, then follow up --------------------------------------------------
+
+
+async def test_slow_answers_are_deferred_then_followed_up_privately_or_publicly(
+    bot: Bot, fake: FakeDiscord, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    question = await open_question(bot)
+    # Make the service slower than the adapter's direct-reply window.
+    monkeypatch.setattr(discord_platform, "REPLY_WITHIN", 0.1)
+    for name in ("handle_click", "handle_command"):
+        original = getattr(bot.service, name)
+
+        async def slow(event: Any, original: Any = original) -> Any:
+            await asyncio.sleep(0.3)
+            return await original(event)
+
+        monkeypatch.setattr(bot.service, name, slow)
+
+    [button] = [b for b in buttons_of(question) if b["label"] == "C"]
+    token = await fake.click(GUILD, PLAYER, question["id"], button["custom_id"])
+    reply, final = await fake.reply(token)
+    assert reply.callback_type == 5 and reply.ephemeral
+    assert text_of(final).startswith("Locked in C")
+    assert final["flags"] == EPHEMERAL
+
+    token = await fake.slash(GUILD, CHANNEL, PLAYER, "leaderboard")
+    reply, board = await fake.reply(token)
+    assert reply.callback_type == 5
+    assert "Leaderboard: this channel, this week" in text_of(board)
+    assert not board.get("flags")  # the result itself is public
+    assert fake.calls_to("DELETE", rf"/webhooks/{APP_ID}/{token}/messages/@original")

@@ -114,13 +114,20 @@ class QuizClient(discord.Client):
 
     async def setup_hook(self) -> None:
         self.add_dynamic_items(discord_render.AnswerButton)
-        if self.guild_ids:
-            for guild_id in self.guild_ids:
-                guild = discord.Object(id=guild_id)
-                self.tree.copy_global_to(guild=guild)
-                await self.tree.sync(guild=guild)
-        else:
+        if not self.guild_ids:
             await self.tree.sync()
+            return
+        for guild_id in self.guild_ids:
+            guild = discord.Object(id=guild_id)
+            self.tree.copy_global_to(guild=guild)
+            try:
+                await self.tree.sync(guild=guild)
+            except discord.Forbidden:
+                raise StartError(
+                    f"Discord refused to register /quiz in server {guild_id} "
+                    "(QUIZ_DISCORD_GUILD_IDS): invite the bot there with the "
+                    "applications.commands scope"
+                ) from None
 
     # Connection state: `connected` is true only while the gateway session is live.
     async def on_ready(self) -> None:
