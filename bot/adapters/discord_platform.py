@@ -16,7 +16,15 @@ from discord import app_commands
 
 from bot.adapters import discord_render
 from bot.adapters.discord_commands import quiz_group
-from bot.chat import Command, DeliveryError, Interaction, MessageRef, OutMessage, Target
+from bot.chat import (
+    Command,
+    DeliveryError,
+    Interaction,
+    MessageRef,
+    ModeratorCheck,
+    OutMessage,
+    Target,
+)
 from bot.config import Settings
 from bot.platforms import StartError
 from bot.quiz import render
@@ -63,7 +71,7 @@ def _role_matches(role: discord.Role, wanted: str) -> bool:
     return role.name.lower() == wanted or str(role.id) == wanted
 
 
-def moderator_check(interaction: discord.Interaction[Any]) -> Any:
+def moderator_check(interaction: discord.Interaction[Any]) -> ModeratorCheck:
     """The author's moderator test, asked by the service with the channel's role setting."""
 
     async def check(moderator_role: str | None) -> bool:
@@ -146,7 +154,7 @@ class QuizClient(discord.Client):
     ) -> None:
         target = target_of(interaction)
         if target is None:
-            await respond(interaction, _ready(render.discord_server_only()))
+            await respond(interaction, _known(render.discord_server_only()))
             return
         user = interaction.user
         command = Command(
@@ -164,7 +172,7 @@ class QuizClient(discord.Client):
         data: dict[str, Any] = dict(interaction.data or {})
         custom_id = str(data.get("custom_id", ""))
         if target is None:
-            await respond(interaction, _ready(render.discord_server_only()))
+            await respond(interaction, _known(render.discord_server_only()))
             return
         user = interaction.user
         click = Interaction(target, str(user.id), custom_id, display_name=user.display_name)
@@ -183,7 +191,8 @@ class QuizClient(discord.Client):
             self.pending.pop(id(event), None)
 
 
-async def _ready(message: OutMessage) -> OutMessage:
+async def _known(message: OutMessage) -> OutMessage:
+    """A reply decided without the service, in the shape `respond` takes."""
     return message
 
 
