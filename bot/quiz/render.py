@@ -430,3 +430,10 @@ Scoring: 10 points for a correct answer, plus up to 5 for speed in a live quiz."
 
 def help_message() -> OutMessage:
     return private(HELP)
+
+
+# -- Discord
+
+
+def discord_server_only() -> OutMessage:
+    return private("Quizzes run in server channels: use `/quiz` in a channel of a server.")

@@ -1,0 +1,352 @@
+"""Discord: a discord.py client feeding `/quiz` commands and answer clicks to the
+quiz service, and posting what the service says back to Discord."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import re
+from collections.abc import Awaitable, Sequence
+from typing import Any
+
+import discord
+import yarl
+from discord import app_commands
+
+from bot.adapters import discord_render
+from bot.adapters.discord_commands import quiz_group
+from bot.chat import (
+    Command,
+    DeliveryError,
+    Interaction,
+    MessageRef,
+    ModeratorCheck,
+    OutMessage,
+    Target,
+)
+from bot.config import Settings
+from bot.platforms import StartError
+from bot.quiz import render
+from bot.quiz.service import QuizService
+
+log = logging.getLogger(__name__)
+
+PLATFORM = "discord"
+# Discord drops an interaction not answered within 3 s: reply directly when the
+# service is quicker than this, else defer ("thinking…") and follow up.
+REPLY_WITHIN = 2.0
+NO_MENTIONS = discord.AllowedMentions.none()
+_ROLE_MENTION = re.compile(r"^<@&(\d+)>$")
+
+
+def intents() -> discord.Intents:
+    """Only what the bot uses: guild, channel and role events. Commands and clicks
+    come as interactions, so no message content and no member list are needed."""
+    chosen = discord.Intents.none()
+    chosen.guilds = True
+    return chosen
+
+
+def point_at(api_url: str | None, gateway_url: str | None) -> None:
+    """Route REST and the gateway through a proxy (or a test fake). discord.py
+    reads both from class attributes, so this applies process-wide."""
+    if api_url:
+        discord.http.Route.BASE = api_url.rstrip("/")
+    if gateway_url:
+        discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(gateway_url)
+
+
+def target_of(interaction: discord.Interaction[Any]) -> Target | None:
+    if interaction.guild_id is None or interaction.channel_id is None:
+        return None
+    return Target(PLATFORM, str(interaction.guild_id), str(interaction.channel_id))
+
+
+def _role_matches(role: discord.Role, wanted: str) -> bool:
+    mention = _ROLE_MENTION.match(wanted)
+    if mention:
+        wanted = mention.group(1)
+    wanted = wanted.lstrip("@").strip().lower()
+    return role.name.lower() == wanted or str(role.id) == wanted
+
+
+def moderator_check(interaction: discord.Interaction[Any]) -> ModeratorCheck:
+    """The author's moderator test, asked by the service with the channel's role setting."""
+
+    async def check(moderator_role: str | None) -> bool:
+        # interaction.permissions are the member's resolved permissions in this
+        # channel, sent by Discord with the interaction.
+        permissions = interaction.permissions
+        if permissions.administrator or permissions.manage_guild:
+            return True
+        member = interaction.user
+        if not moderator_role or not isinstance(member, discord.Member):
+            return False
+        return any(_role_matches(role, moderator_role) for role in member.roles)
+
+    return check
+
+
+class QuizTree(app_commands.CommandTree["QuizClient"]):
+    async def on_error(
+        self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError, /
+    ) -> None:
+        # A stale command (synced by an older build) or a bug: say so privately.
+        log.error("/quiz failed: %s", error, exc_info=error)
+        if not interaction.response.is_done():
+            with contextlib.suppress(discord.HTTPException):
+                await interaction.response.send_message(
+                    render.failure().text, ephemeral=True, allowed_mentions=NO_MENTIONS
+                )
+
+
+class QuizClient(discord.Client):
+    """The gateway connection, with `/quiz` and the answer buttons wired to the service."""
+
+    def __init__(
+        self, service: QuizService, guild_ids: Sequence[int], *, guild_ready_timeout: float = 2.0
+    ) -> None:
+        super().__init__(
+            intents=intents(),
+            allowed_mentions=NO_MENTIONS,
+            guild_ready_timeout=guild_ready_timeout,
+        )
+        self.service = service
+        self.guild_ids = list(guild_ids)
+        self.online = False
+        self.tree: app_commands.CommandTree[QuizClient] = QuizTree(self)
+        self.tree.add_command(quiz_group(self.run_command, lambda: service.catalog))
+        # Private-reply channel for `Adapter.reply_private`: id(event) → interaction.
+        self.pending: dict[int, discord.Interaction[Any]] = {}
+
+    async def setup_hook(self) -> None:
+        self.add_dynamic_items(discord_render.AnswerButton)
+        if not self.guild_ids:
+            await self.tree.sync()
+            return
+        for guild_id in self.guild_ids:
+            guild = discord.Object(id=guild_id)
+            self.tree.copy_global_to(guild=guild)
+            try:
+                await self.tree.sync(guild=guild)
+            except discord.Forbidden:
+                raise StartError(
+                    f"Discord refused to register /quiz in server {guild_id} "
+                    "(QUIZ_DISCORD_GUILD_IDS): invite the bot there with the "
+                    "applications.commands scope"
+                ) from None
+
+    # Connection state: `connected` is true only while the gateway session is live.
+    async def on_ready(self) -> None:
+        self.online = True
+
+    async def on_resumed(self) -> None:
+        self.online = True
+
+    async def on_disconnect(self) -> None:
+        self.online = False
+
+    # -- commands and clicks -------------------------------------------------------------
+
+    async def run_command(
+        self, interaction: discord.Interaction[Any], name: str, args: dict[str, str]
+    ) -> None:
+        target = target_of(interaction)
+        if target is None:
+            await respond(interaction, _known(render.discord_server_only()))
+            return
+        user = interaction.user
+        command = Command(
+            name,
+            target,
+            str(user.id),
+            args=args,
+            display_name=user.display_name,
+            moderator_check=moderator_check(interaction),
+        )
+        await self._answer(interaction, command, self.service.handle_command(command))
+
+    async def on_answer_click(self, interaction: discord.Interaction[Any]) -> None:
+        target = target_of(interaction)
+        data: dict[str, Any] = dict(interaction.data or {})
+        custom_id = str(data.get("custom_id", ""))
+        if target is None:
+            await respond(interaction, _known(render.discord_server_only()))
+            return
+        user = interaction.user
+        click = Interaction(target, str(user.id), custom_id, display_name=user.display_name)
+        await self._answer(interaction, click, self.service.handle_click(click))
+
+    async def _answer(
+        self,
+        interaction: discord.Interaction[Any],
+        event: Command | Interaction,
+        work: Awaitable[OutMessage],
+    ) -> None:
+        self.pending[id(event)] = interaction
+        try:
+            await respond(interaction, work)
+        finally:
+            self.pending.pop(id(event), None)
+
+
+async def _known(message: OutMessage) -> OutMessage:
+    """A reply decided without the service, in the shape `respond` takes."""
+    return message
+
+
+async def respond(interaction: discord.Interaction[Any], work: Awaitable[OutMessage]) -> None:
+    """Answer within Discord's window: directly when the work is quick, else
+    defer privately and send the result as a followup."""
+    task = asyncio.ensure_future(work)
+    try:
+        message = await asyncio.wait_for(asyncio.shield(task), REPLY_WITHIN)
+    except TimeoutError:
+        await _deferred(interaction, task)
+        return
+    try:
+        await interaction.response.send_message(
+            ephemeral=not message.public, **discord_render.payload(message)
+        )
+    except discord.HTTPException as error:
+        log.warning("could not answer an interaction: %s", error)
+
+
+async def _deferred(
+    interaction: discord.Interaction[Any], task: asyncio.Future[OutMessage]
+) -> None:
+    try:
+        await interaction.response.defer(ephemeral=True, thinking=True)
+    except discord.HTTPException as error:
+        log.warning("could not defer an interaction: %s", error)
+    message = await task
+    try:
+        if message.public:
+            # The placeholder is private; a public result gets a message of its own.
+            with contextlib.suppress(discord.HTTPException):
+                await interaction.delete_original_response()
+            await interaction.followup.send(ephemeral=False, **discord_render.payload(message))
+        else:
+            await interaction.followup.send(ephemeral=True, **discord_render.payload(message))
+    except discord.HTTPException as error:
+        log.warning("could not follow up an interaction: %s", error)
+
+
+class DiscordAdapter:
+    """The quiz service's view of Discord: post, edit, and look up names."""
+
+    platform = PLATFORM
+
+    def __init__(self, client: QuizClient) -> None:
+        self.client = client
+
+    @property
+    def connected(self) -> bool:
+        return self.client.online and self.client.is_ready() and not self.client.is_closed()
+
+    def _channel(self, target: Target) -> discord.PartialMessageable:
+        return self.client.get_partial_messageable(
+            int(target.channel), guild_id=int(target.community)
+        )
+
+    async def send(self, target: Target, message: OutMessage) -> MessageRef:
+        try:
+            sent = await self._channel(target).send(**discord_render.payload(message))
+        except discord.HTTPException as error:
+            raise _delivery_error(error) from error
+        return MessageRef(target, str(sent.id))
+
+    async def edit(self, ref: MessageRef, message: OutMessage) -> None:
+        partial = self._channel(ref.target).get_partial_message(int(ref.message_id))
+        try:
+            await partial.edit(**discord_render.edit_payload(message))
+        except discord.HTTPException as error:
+            raise _delivery_error(error) from error
+
+    async def reply_private(self, event: Command | Interaction, message: OutMessage) -> None:
+        interaction = self.client.pending.get(id(event))
+        if interaction is None:
+            log.warning("no open interaction to reply to privately; dropped")
+            return
+        await interaction.followup.send(ephemeral=True, **discord_render.payload(message))
+
+    async def display_names(self, target: Target, user_ids: Sequence[str]) -> dict[str, str]:
+        guild = self.client.get_guild(int(target.community))
+        if guild is None:
+            return {}
+        names: dict[str, str] = {}
+        for user_id in user_ids:
+            member = guild.get_member(int(user_id))
+            if member is None:
+                try:
+                    member = await guild.fetch_member(int(user_id))
+                except discord.HTTPException:
+                    continue  # left the server: the caller shows a neutral word
+            names[user_id] = member.display_name
+        return names
+
+
+def _delivery_error(error: discord.HTTPException) -> DeliveryError:
+    """403/404 mean a missing channel or permission, which retrying cannot fix."""
+    reason = f"Discord said {error.status}: {error.text or 'refused'}"
+    permanent = isinstance(error, discord.Forbidden | discord.NotFound)
+    return DeliveryError(reason, permanent=permanent)
+
+
+class DiscordPlatform:
+    def __init__(self, client: QuizClient, token: str) -> None:
+        self.client = client
+        self.adapter = DiscordAdapter(client)
+        self._token = token
+        self._connection: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        try:
+            await self.client.login(self._token)
+        except discord.LoginFailure:
+            await self.client.close()
+            raise StartError("Discord rejected DISCORD_TOKEN; check the bot token") from None
+        except discord.HTTPException as error:
+            await self.client.close()
+            raise StartError(
+                f"Discord refused the login or command sync ({error.status})"
+            ) from None
+        except OSError as error:
+            await self.client.close()
+            raise StartError(f"cannot reach Discord ({error})") from None
+        except BaseException:
+            await self.client.close()
+            raise
+        self._connection = asyncio.create_task(self.client.connect(), name="discord-gateway")
+        ready = asyncio.create_task(self.client.wait_until_ready())
+        await asyncio.wait({self._connection, ready}, return_when=asyncio.FIRST_COMPLETED)
+        if not ready.done():
+            ready.cancel()
+            problem = self._connection.exception()
+            await self.client.close()
+            raise StartError(f"the Discord gateway closed the connection ({problem})")
+
+    async def close(self) -> None:
+        await self.client.close()
+        if self._connection is not None:
+            with contextlib.suppress(Exception, asyncio.CancelledError):
+                await self._connection
+
+
+def platform(
+    settings: Settings,
+    service: QuizService,
+    *,
+    guild_ready_timeout: float = 2.0,
+    client_class: type[QuizClient] = QuizClient,
+) -> DiscordPlatform:
+    """What `quizmaster run` starts; tests pass a short `guild_ready_timeout` and a
+    client class without discord.py's re-identify pause."""
+    if settings.discord_token is None:
+        raise StartError("DISCORD_TOKEN is not set")
+    point_at(settings.discord_api_url, settings.discord_gateway_url)
+    client = client_class(
+        service, settings.discord_guild_ids, guild_ready_timeout=guild_ready_timeout
+    )
+    return DiscordPlatform(client, settings.discord_token.get_secret_value())

@@ -1,0 +1,125 @@
+"""A neutral OutMessage as Discord sends it: an embed or plain content, plus one
+row of letter buttons that keep working across restarts."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Protocol
+
+import discord
+
+from bot.chat import Button, ButtonStyle, OutMessage
+from bot.quiz import render
+
+# Discord's limits on what one message may carry.
+CONTENT_LIMIT = 2000
+DESCRIPTION_LIMIT = 4096
+FIELD_LIMIT = 1024
+TITLE_LIMIT = 256
+ANSWER_TEMPLATE = r"qm:a:(?P<post>[0-9]+):(?P<slot>[0-9]+)"
+
+_STYLES = {
+    ButtonStyle.NEUTRAL: discord.ButtonStyle.secondary,
+    ButtonStyle.SUCCESS: discord.ButtonStyle.success,
+    ButtonStyle.DANGER: discord.ButtonStyle.danger,
+}
+
+
+class ClickHandler(Protocol):
+    async def on_answer_click(self, interaction: discord.Interaction[Any]) -> None: ...
+
+
+class AnswerButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=ANSWER_TEMPLATE):
+    """A letter button. Registered with the client at start-up, so a click on any
+    question message, including one posted before a restart, reaches the bot."""
+
+    def __init__(self, button: Button) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=button.label,
+                custom_id=button.custom_id,
+                style=_STYLES[button.style],
+                disabled=button.disabled,
+            )
+        )
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> AnswerButton:
+        label = item.label if isinstance(item, discord.ui.Button) else None
+        return cls(Button(match.group(0), label or ""))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        # The client owns the bridge to the quiz service; the button stays stateless.
+        client: ClickHandler = interaction.client  # type: ignore[assignment]
+        await client.on_answer_click(interaction)
+
+
+def timestamp(message: OutMessage) -> str | None:
+    """Discord's live relative time markup for the message's deadline."""
+    if message.deadline is None:
+        return None
+    return f"<t:{int(message.deadline.timestamp())}:R>"
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def embed(message: OutMessage) -> discord.Embed:
+    description = message.body or message.text
+    when = timestamp(message)
+    if when:
+        description = f"{description}\n\n{render.closes(when)}"
+    made = discord.Embed(
+        title=_cut(message.title, TITLE_LIMIT) if message.title else None,
+        description=_cut(description, DESCRIPTION_LIMIT),
+    )
+    for item in message.fields:
+        made.add_field(
+            name=_cut(item.name, TITLE_LIMIT),
+            value=_cut(item.value, FIELD_LIMIT) or "–",
+            inline=item.inline,
+        )
+    if message.footer:
+        made.set_footer(text=message.footer)
+    return made
+
+
+def view(message: OutMessage) -> discord.ui.View | None:
+    if not message.buttons:
+        return None
+    # timeout=None: the view never expires; clicks are routed by AnswerButton.
+    made = discord.ui.View(timeout=None)
+    for button in message.buttons:
+        made.add_item(AnswerButton(button))
+    return made
+
+
+def payload(message: OutMessage) -> dict[str, Any]:
+    """Keyword arguments for send/edit: rich messages as an embed, short
+    private replies as plain content. Mentions never ping."""
+    rich = bool(message.title or message.fields or message.buttons or message.deadline)
+    kwargs: dict[str, Any] = {"allowed_mentions": discord.AllowedMentions.none()}
+    if rich:
+        kwargs["embed"] = embed(message)
+    else:
+        kwargs["content"] = _cut(message.body or message.text, CONTENT_LIMIT)
+    made = view(message)
+    if made is not None:
+        kwargs["view"] = made
+    return kwargs
+
+
+def edit_payload(message: OutMessage) -> dict[str, Any]:
+    """Like `payload`, but clears whatever the new form does not use."""
+    kwargs = payload(message)
+    kwargs.setdefault("content", None)
+    kwargs.setdefault("embed", None)
+    kwargs.setdefault("view", None)
+    return kwargs

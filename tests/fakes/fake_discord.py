@@ -1,0 +1,724 @@
+"""A local fake Discord: REST and the gateway websocket in one aiohttp app.
+
+The real discord.py client logs in against it, syncs commands, receives READY
+and GUILD_CREATE, heartbeats and resumes; tests inject INTERACTION_CREATE
+payloads (slash commands, button clicks, autocomplete) and read back every REST
+call the bot made. Errors (429, 403, 404) can be injected per route.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from aiohttp import WSMsgType, web
+
+APP_ID = "900000000000000001"
+BOT_ID = APP_ID
+JSON = "application/json"
+MANAGE_GUILD = 1 << 5
+SEND_MESSAGES = 1 << 11
+VIEW_CHANNEL = 1 << 10
+EMBED_LINKS = 1 << 14
+READ_HISTORY = 1 << 16
+MEMBER_PERMISSIONS = VIEW_CHANNEL | SEND_MESSAGES | READ_HISTORY
+BOT_PERMISSIONS = MEMBER_PERMISSIONS | EMBED_LINKS
+EPHEMERAL = 1 << 6
+
+
+BODY = web.RequestKey("body", object)
+
+
+def _json(data: Any, *, status: int = 200, headers: dict[str, str] | None = None) -> web.Response:
+    # discord.py parses a body only when Content-Type is exactly application/json
+    # (aiohttp's json_response appends a charset).
+    return web.Response(
+        body=json.dumps(data).encode(),
+        status=status,
+        headers={"Content-Type": JSON, **(headers or {})},
+    )
+
+
+@dataclass
+class Call:
+    """One REST request the bot made."""
+
+    method: str
+    path: str  # without the /api/v10 prefix
+    query: dict[str, str]
+    body: Any
+    status: int
+
+
+@dataclass
+class Failure:
+    method: str
+    pattern: re.Pattern[str]
+    status: int
+    times: int
+    retry_after: float = 0.0
+
+
+@dataclass
+class Member:
+    id: str
+    name: str
+    roles: list[str] = field(default_factory=list)
+    permissions: int = MEMBER_PERMISSIONS
+
+    def user(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "username": self.name.lower(),
+            "global_name": self.name,
+            "discriminator": "0",
+            "avatar": None,
+        }
+
+    def payload(self, *, with_permissions: bool = True) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "user": self.user(),
+            "nick": None,
+            "avatar": None,
+            "roles": list(self.roles),
+            "joined_at": "2026-01-01T00:00:00+00:00",
+            "deaf": False,
+            "mute": False,
+            "flags": 0,
+            "pending": False,
+        }
+        if with_permissions:
+            data["permissions"] = str(self.permissions)
+        return data
+
+
+@dataclass
+class Guild:
+    id: str
+    channels: list[str]
+    roles: dict[str, str] = field(default_factory=dict)  # role id → name
+    members: dict[str, Member] = field(default_factory=dict)
+
+    def channel(self, channel_id: str) -> dict[str, Any]:
+        return {
+            "id": channel_id,
+            "type": 0,
+            "guild_id": self.id,
+            "name": f"quiz-{channel_id[-3:]}",
+            "position": self.channels.index(channel_id) if channel_id in self.channels else 0,
+            "permission_overwrites": [],
+            "nsfw": False,
+            "parent_id": None,
+            "topic": None,
+            "last_message_id": None,
+            "rate_limit_per_user": 0,
+            "flags": 0,
+        }
+
+    def payload(self) -> dict[str, Any]:
+        roles = [
+            {
+                "id": role_id,
+                "name": name,
+                "color": 0,
+                "colors": {"primary_color": 0},
+                "hoist": False,
+                "position": position,
+                "permissions": str(MEMBER_PERMISSIONS if role_id == self.id else 0),
+                "managed": False,
+                "mentionable": True,
+                "flags": 0,
+            }
+            for position, (role_id, name) in enumerate({self.id: "@everyone", **self.roles}.items())
+        ]
+        return {
+            "id": self.id,
+            "name": f"Study group {self.id[-3:]}",
+            "icon": None,
+            "owner_id": "1",
+            "unavailable": False,
+            "member_count": len(self.members) + 1,
+            "large": False,
+            "features": [],
+            "roles": roles,
+            "emojis": [],
+            "stickers": [],
+            "channels": [self.channel(channel_id) for channel_id in self.channels],
+            "threads": [],
+            "members": [],
+            "voice_states": [],
+            "presences": [],
+            "stage_instances": [],
+            "guild_scheduled_events": [],
+            "soundboard_sounds": [],
+            "premium_tier": 0,
+            "preferred_locale": "en-US",
+            "joined_at": "2026-01-01T00:00:00+00:00",
+            "verification_level": 0,
+            "default_message_notifications": 0,
+            "explicit_content_filter": 0,
+            "mfa_level": 0,
+            "nsfw_level": 0,
+            "afk_timeout": 300,
+            "system_channel_flags": 0,
+        }
+
+
+@dataclass
+class Reply:
+    """What the bot answered to one injected interaction."""
+
+    callback_type: int | None = None
+    callback: dict[str, Any] | None = None
+    followups: list[dict[str, Any]] = field(default_factory=list)
+    original_edits: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def final(self) -> dict[str, Any] | None:
+        """The message the person finally sees (after a defer: the followup or edit)."""
+        if self.callback_type in (4, 7) and self.callback is not None:
+            return dict(self.callback.get("data") or {})
+        if self.followups:
+            return self.followups[-1]
+        if self.original_edits:
+            return self.original_edits[-1]
+        return None
+
+    @property
+    def ephemeral(self) -> bool:
+        data = (self.callback or {}).get("data") or {}
+        flags = int(data.get("flags") or 0)
+        if self.callback_type == 5:
+            return bool(flags & EPHEMERAL)
+        return bool(flags & EPHEMERAL)
+
+
+def text_of(message: dict[str, Any]) -> str:
+    """Everything readable in a message payload: content, embeds and fields."""
+    parts = [message.get("content") or ""]
+    for embed in message.get("embeds") or []:
+        parts += [embed.get("title") or "", embed.get("description") or ""]
+        for item in embed.get("fields") or []:
+            parts += [item["name"], item["value"]]
+        parts.append((embed.get("footer") or {}).get("text") or "")
+    return "\n".join(part for part in parts if part)
+
+
+def buttons_of(message: dict[str, Any]) -> list[dict[str, Any]]:
+    return [
+        component
+        for row in message.get("components") or []
+        for component in row.get("components") or []
+        if component.get("type") == 2
+    ]
+
+
+class FakeDiscord:
+    def __init__(self, token: str = "fake-bot-token") -> None:
+        self.token = token
+        self.reject_token = False
+        self.calls: list[Call] = []
+        self.messages: dict[str, dict[str, Any]] = {}  # message id → current payload
+        self.guilds: dict[str, Guild] = {}
+        self.commands: dict[str, list[dict[str, Any]]] = {}  # "global" or guild id → commands
+        self.replies: dict[str, Reply] = {}  # interaction token → reply
+        self.failures: list[Failure] = []
+        self.identifies: list[dict[str, Any]] = []
+        self.resumes: list[dict[str, Any]] = []
+        self.heartbeats = 0
+        self._ids = itertools.count(1_300_000_000_000_000_000)
+        self._sockets: list[web.WebSocketResponse] = []
+        self._seq = 0
+        self._session = "fake-session"
+        self._changed = asyncio.Event()
+        self._runner: web.AppRunner | None = None
+        self.port = 0
+
+    # -- lifecycle -----------------------------------------------------------------
+
+    async def start(self) -> None:
+        app = web.Application(middlewares=[self._record])
+        api = "/api/v10"
+        app.router.add_get("/gateway/", self._gateway)
+        app.router.add_get(f"{api}/users/@me", self._me)
+        app.router.add_get(f"{api}/oauth2/applications/@me", self._application)
+        app.router.add_get(f"{api}/gateway/bot", self._gateway_bot)
+        app.router.add_get(f"{api}/gateway", self._gateway_bot)
+        app.router.add_put(f"{api}/applications/{{app}}/commands", self._put_commands)
+        app.router.add_put(
+            f"{api}/applications/{{app}}/guilds/{{guild}}/commands", self._put_commands
+        )
+        app.router.add_post(f"{api}/channels/{{channel}}/messages", self._post_message)
+        app.router.add_patch(
+            f"{api}/channels/{{channel}}/messages/{{message}}", self._patch_message
+        )
+        app.router.add_post(f"{api}/interactions/{{id}}/{{token}}/callback", self._callback)
+        app.router.add_post(f"{api}/webhooks/{{app}}/{{token}}", self._followup)
+        app.router.add_patch(
+            f"{api}/webhooks/{{app}}/{{token}}/messages/@original", self._edit_original
+        )
+        app.router.add_delete(
+            f"{api}/webhooks/{{app}}/{{token}}/messages/@original", self._delete_original
+        )
+        app.router.add_get(f"{api}/guilds/{{guild}}/members/{{user}}", self._get_member)
+        self._runner = web.AppRunner(app, access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+
+    async def close(self) -> None:
+        for socket in list(self._sockets):
+            await socket.close()
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    @property
+    def api_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/api/v10"
+
+    @property
+    def gateway_url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/gateway/"
+
+    # -- set-up by tests -----------------------------------------------------------
+
+    def add_guild(
+        self, guild_id: str, channels: list[str], roles: dict[str, str] | None = None
+    ) -> Guild:
+        guild = Guild(guild_id, channels, roles or {})
+        self.guilds[guild_id] = guild
+        return guild
+
+    def add_member(
+        self,
+        guild_id: str,
+        user_id: str,
+        name: str | None = None,
+        *,
+        roles: list[str] | None = None,
+        permissions: int = MEMBER_PERMISSIONS,
+    ) -> Member:
+        member = Member(user_id, name or f"Member{user_id[-4:]}", roles or [], permissions)
+        self.guilds[guild_id].members[user_id] = member
+        return member
+
+    def fail(
+        self, method: str, path: str, status: int, *, times: int = 1, retry_after: float = 0.2
+    ) -> None:
+        """The next `times` requests matching `method` and the path regex get `status`."""
+        self.failures.append(Failure(method, re.compile(path), status, times, retry_after))
+
+    async def drop_gateway(self) -> None:
+        """Cut the websocket as a network failure would (a resumable close code)."""
+        for socket in list(self._sockets):
+            await socket.close(code=4000, message=b"dropped by test")
+
+    # -- waiting and reading ---------------------------------------------------------
+
+    async def wait_for(self, check: Callable[[], Any], within: float = 10.0) -> Any:
+        deadline = time.monotonic() + within
+        while True:
+            result = check()
+            if result:
+                return result
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError(f"timed out after {within}s waiting for {check}")
+            self._changed.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._changed.wait(), min(left, 0.1))
+
+    async def reply(self, token: str, within: float = 10.0) -> tuple[Reply, dict[str, Any]]:
+        """Wait until the interaction `token` got its final visible answer."""
+
+        def done() -> dict[str, Any] | None:
+            reply = self.replies.get(token)
+            return reply.final if reply else None
+
+        final = await self.wait_for(done, within)
+        return self.replies[token], final
+
+    def calls_to(self, method: str, pattern: str) -> list[Call]:
+        regex = re.compile(pattern)
+        return [c for c in self.calls if c.method == method and regex.fullmatch(c.path)]
+
+    def posted(self, channel_id: str) -> list[dict[str, Any]]:
+        """Messages created in the channel (their current state), oldest first."""
+        return [m for m in self.messages.values() if m["channel_id"] == channel_id]
+
+    def questions(self, channel_id: str) -> list[dict[str, Any]]:
+        return [m for m in self.posted(channel_id) if buttons_of(m)]
+
+    # -- injecting interactions ------------------------------------------------------
+
+    def _interaction(
+        self, kind: int, guild_id: str, channel_id: str, user_id: str, data: dict[str, Any]
+    ) -> tuple[str, dict[str, Any]]:
+        guild = self.guilds[guild_id]
+        member = guild.members[user_id]
+        token = f"itoken-{next(self._ids)}"
+        self.replies[token] = Reply()
+        payload = {
+            "id": str(next(self._ids)),
+            "application_id": APP_ID,
+            "type": kind,
+            "data": data,
+            "guild_id": guild_id,
+            "guild": {"id": guild_id, "locale": "en-US", "features": []},
+            "channel_id": channel_id,
+            "channel": guild.channel(channel_id),
+            "member": member.payload(),
+            "token": token,
+            "version": 1,
+            "app_permissions": str(BOT_PERMISSIONS),
+            "locale": "en-US",
+            "guild_locale": "en-US",
+            "entitlements": [],
+            "authorizing_integration_owners": {"0": guild_id},
+            "context": 0,
+            "attachment_size_limit": 10 * 1024 * 1024,
+        }
+        return token, payload
+
+    async def slash(
+        self,
+        guild_id: str,
+        channel_id: str,
+        user_id: str,
+        path: str,
+        options: dict[str, Any] | None = None,
+        *,
+        resolved: dict[str, Any] | None = None,
+        focused: str | None = None,
+    ) -> str:
+        """Inject `/quiz <path> options…` (path "start" or "config set"); returns the token.
+
+        With `focused`, it is an autocomplete request for that option instead."""
+        command = self.command_payload("quiz", guild_id)
+        leaf: list[dict[str, Any]] = []
+        for key, value in (options or {}).items():
+            option = self._option_spec(command, path, key)
+            entry: dict[str, Any] = {"name": key, "type": option["type"], "value": value}
+            if key == focused:
+                entry["focused"] = True
+            leaf.append(entry)
+        names = path.split()
+        nested: list[dict[str, Any]] = leaf
+        for depth, name in reversed(list(enumerate(names))):
+            nested = [{"name": name, "type": 2 if depth < len(names) - 1 else 1, "options": nested}]
+        data: dict[str, Any] = {
+            "id": command["id"],
+            "name": "quiz",
+            "type": 1,
+            "options": nested,
+        }
+        if command.get("guild_id"):
+            data["guild_id"] = command["guild_id"]
+        if resolved:
+            data["resolved"] = resolved
+        token, payload = self._interaction(4 if focused else 2, guild_id, channel_id, user_id, data)
+        await self.dispatch("INTERACTION_CREATE", payload)
+        return token
+
+    async def click(self, guild_id: str, user_id: str, message_id: str, custom_id: str) -> str:
+        """Inject a button click on a message the bot posted; returns the token."""
+        message = self.messages[message_id]
+        data = {"custom_id": custom_id, "component_type": 2}
+        token, payload = self._interaction(3, guild_id, message["channel_id"], user_id, data)
+        payload["message"] = message
+        await self.dispatch("INTERACTION_CREATE", payload)
+        return token
+
+    def command_payload(self, name: str, guild_id: str) -> dict[str, Any]:
+        for scope in (guild_id, "global"):
+            for command in self.commands.get(scope, []):
+                if command["name"] == name:
+                    return command
+        raise AssertionError(f"/{name} was never synced")
+
+    @staticmethod
+    def _option_spec(command: dict[str, Any], path: str, key: str) -> dict[str, Any]:
+        options = command.get("options", [])
+        for name in path.split():
+            options = next(o for o in options if o["name"] == name).get("options", [])
+        for option in options:
+            if option["name"] == key:
+                return option
+        raise AssertionError(f"/quiz {path} has no option {key}")
+
+    async def dispatch(self, event: str, data: dict[str, Any]) -> None:
+        await self.wait_for(lambda: self._sockets, 5.0)
+        self._seq += 1
+        await self._sockets[-1].send_str(
+            json.dumps({"op": 0, "t": event, "s": self._seq, "d": data})
+        )
+
+    # -- REST ------------------------------------------------------------------------
+
+    @web.middleware
+    async def _record(
+        self, request: web.Request, handler: Callable[[web.Request], Any]
+    ) -> web.StreamResponse:
+        if request.path.startswith("/gateway"):
+            response: web.StreamResponse = await handler(request)
+            return response
+        path = request.path.removeprefix("/api/v10")
+        body: Any = None
+        if request.can_read_body:
+            body = await self._read_body(request)
+        request[BODY] = body
+        response = self._injected_failure(request.method, path) or await handler(request)
+        self.calls.append(Call(request.method, path, dict(request.query), body, response.status))
+        self._changed.set()
+        return response
+
+    @staticmethod
+    async def _read_body(request: web.Request) -> Any:
+        if request.content_type == JSON:
+            return await request.json()
+        if request.content_type.startswith("multipart/"):
+            form = await request.post()
+            return json.loads(str(form.get("payload_json", "{}")))
+        return await request.text()
+
+    def _injected_failure(self, method: str, path: str) -> web.Response | None:
+        for failure in self.failures:
+            if failure.times > 0 and failure.method == method and failure.pattern.fullmatch(path):
+                failure.times -= 1
+                if failure.status == 429:
+                    return _json(
+                        {
+                            "message": "You are being rate limited.",
+                            "retry_after": failure.retry_after,
+                            "global": False,
+                        },
+                        status=429,
+                        headers={
+                            "Via": "1.1 google",
+                            "Retry-After": str(max(1, round(failure.retry_after))),
+                            "X-RateLimit-Limit": "5",
+                            "X-RateLimit-Remaining": "0",
+                            "X-RateLimit-Reset-After": str(failure.retry_after),
+                            "X-RateLimit-Bucket": "fake-bucket",
+                            "X-RateLimit-Scope": "user",
+                        },
+                    )
+                words = {403: ("Missing Access", 50001), 404: ("Unknown Channel", 10003)}
+                message, code = words.get(failure.status, ("Error", 0))
+                return _json({"message": message, "code": code}, status=failure.status)
+        return None
+
+    def _authorized(self, request: web.Request) -> bool:
+        return request.headers.get("Authorization") == f"Bot {self.token}" and not self.reject_token
+
+    def _bot_user(self) -> dict[str, Any]:
+        return {
+            "id": BOT_ID,
+            "username": "quizmaster",
+            "global_name": "Quizmaster",
+            "discriminator": "0",
+            "avatar": None,
+            "bot": True,
+            "flags": 0,
+            "mfa_enabled": False,
+            "verified": True,
+        }
+
+    async def _me(self, request: web.Request) -> web.Response:
+        if not self._authorized(request):
+            return _json({"message": "401: Unauthorized", "code": 0}, status=401)
+        return _json(self._bot_user())
+
+    async def _application(self, _request: web.Request) -> web.Response:
+        return _json(
+            {
+                "id": APP_ID,
+                "name": "Quizmaster",
+                "description": "",
+                "icon": None,
+                "bot_public": True,
+                "bot_require_code_grant": False,
+                "owner": {"id": "1", "username": "owner", "discriminator": "0", "avatar": None},
+                "verify_key": "00",
+                "flags": 0,
+                "interactions_endpoint_url": None,
+            }
+        )
+
+    async def _gateway_bot(self, _request: web.Request) -> web.Response:
+        return _json(
+            {
+                "url": self.gateway_url.rstrip("/"),
+                "shards": 1,
+                "session_start_limit": {
+                    "total": 1000,
+                    "remaining": 999,
+                    "reset_after": 0,
+                    "max_concurrency": 1,
+                },
+            }
+        )
+
+    async def _put_commands(self, request: web.Request) -> web.Response:
+        scope = request.match_info.get("guild", "global")
+        synced = []
+        for command in request[BODY]:
+            made = {**command, "id": str(next(self._ids)), "application_id": APP_ID, "version": "1"}
+            if scope != "global":
+                made["guild_id"] = scope
+            synced.append(made)
+        self.commands[scope] = synced
+        return _json(synced)
+
+    def _message(self, channel_id: str, body: dict[str, Any], flags: int = 0) -> dict[str, Any]:
+        guild_id = next((g.id for g in self.guilds.values() if channel_id in g.channels), None)
+        message = {
+            "id": str(next(self._ids)),
+            "channel_id": channel_id,
+            "author": self._bot_user(),
+            "content": body.get("content") or "",
+            "timestamp": datetime.now(UTC).isoformat(),
+            "edited_timestamp": None,
+            "tts": False,
+            "mention_everyone": False,
+            "mentions": [],
+            "mention_roles": [],
+            "attachments": [],
+            "embeds": body.get("embeds") or [],
+            "components": body.get("components") or [],
+            "pinned": False,
+            "type": 0,
+            "flags": int(body.get("flags") or 0) | flags,
+        }
+        if guild_id:
+            message["guild_id"] = guild_id
+        return message
+
+    async def _post_message(self, request: web.Request) -> web.Response:
+        message = self._message(request.match_info["channel"], request[BODY])
+        self.messages[message["id"]] = message
+        return _json(message)
+
+    async def _patch_message(self, request: web.Request) -> web.Response:
+        message = self.messages.get(request.match_info["message"])
+        if message is None:
+            return _json({"message": "Unknown Message", "code": 10008}, status=404)
+        for key in ("content", "embeds", "components", "flags"):
+            if key in request[BODY]:
+                message[key] = request[BODY][key]
+        message["edited_timestamp"] = datetime.now(UTC).isoformat()
+        return _json(message)
+
+    async def _callback(self, request: web.Request) -> web.Response:
+        token = request.match_info["token"]
+        reply = self.replies.get(token)
+        if reply is None:
+            return _json({"message": "Unknown interaction", "code": 10062}, status=404)
+        if reply.callback_type is not None:
+            return _json(
+                {"message": "Interaction has already been acknowledged.", "code": 40060},
+                status=400,
+            )
+        body = request[BODY]
+        reply.callback_type = int(body["type"])
+        reply.callback = body
+        data = body.get("data") or {}
+        flags = int(data.get("flags") or 0)
+        answer: dict[str, Any] = {
+            "interaction": {
+                "id": request.match_info["id"],
+                "type": 2,
+                "response_message_loading": reply.callback_type == 5,
+                "response_message_ephemeral": bool(flags & EPHEMERAL),
+            }
+        }
+        if reply.callback_type in (4, 5):
+            message = self._message("0", data if reply.callback_type == 4 else {}, flags)
+            answer["interaction"]["response_message_id"] = message["id"]
+            answer["resource"] = {"type": reply.callback_type, "message": message}
+        return _json(answer)
+
+    async def _followup(self, request: web.Request) -> web.Response:
+        reply = self.replies.get(request.match_info["token"])
+        if reply is None:
+            return _json({"message": "Unknown Webhook", "code": 10015}, status=404)
+        reply.followups.append(request[BODY])
+        return _json(self._message("0", request[BODY]))
+
+    async def _edit_original(self, request: web.Request) -> web.Response:
+        reply = self.replies.get(request.match_info["token"])
+        if reply is None:
+            return _json({"message": "Unknown Webhook", "code": 10015}, status=404)
+        reply.original_edits.append(request[BODY])
+        return _json(self._message("0", request[BODY]))
+
+    async def _delete_original(self, _request: web.Request) -> web.Response:
+        return web.Response(status=204)
+
+    async def _get_member(self, request: web.Request) -> web.Response:
+        guild = self.guilds.get(request.match_info["guild"])
+        member = guild.members.get(request.match_info["user"]) if guild else None
+        if member is None:
+            return _json({"message": "Unknown Member", "code": 10007}, status=404)
+        return _json(member.payload(with_permissions=False))
+
+    # -- gateway ---------------------------------------------------------------------
+
+    async def _gateway(self, request: web.Request) -> web.WebSocketResponse:
+        socket = web.WebSocketResponse()
+        await socket.prepare(request)
+        self._sockets.append(socket)
+        await socket.send_json({"op": 10, "d": {"heartbeat_interval": 41250}, "s": None, "t": None})
+        try:
+            async for frame in socket:
+                if frame.type is not WSMsgType.TEXT:
+                    continue
+                await self._on_gateway(socket, json.loads(frame.data))
+        finally:
+            if socket in self._sockets:
+                self._sockets.remove(socket)
+            self._changed.set()
+        return socket
+
+    async def _on_gateway(self, socket: web.WebSocketResponse, message: dict[str, Any]) -> None:
+        op = message.get("op")
+        if op == 1:
+            self.heartbeats += 1
+            await socket.send_json({"op": 11, "d": None, "s": None, "t": None})
+        elif op == 2:
+            self.identifies.append(message["d"])
+            self._seq = 0
+            await self._send_event(
+                socket,
+                "READY",
+                {
+                    "v": 10,
+                    "user": self._bot_user(),
+                    "guilds": [{"id": gid, "unavailable": True} for gid in self.guilds],
+                    "session_id": self._session,
+                    "resume_gateway_url": self.gateway_url,
+                    "application": {"id": APP_ID, "flags": 0},
+                    "private_channels": [],
+                    "relationships": [],
+                    "shard": [0, 1],
+                },
+            )
+            for guild in self.guilds.values():
+                await self._send_event(socket, "GUILD_CREATE", guild.payload())
+        elif op == 6:
+            self.resumes.append(message["d"])
+            await self._send_event(socket, "RESUMED", {})
+        self._changed.set()
+
+    async def _send_event(self, socket: web.WebSocketResponse, event: str, data: Any) -> None:
+        self._seq += 1
+        await socket.send_json({"op": 0, "t": event, "s": self._seq, "d": data})

@@ -1,0 +1,561 @@
+"""The Discord adapter end to end: the real discord.py client against a local fake
+Discord (tests/fakes/fake_discord.py), the real quiz service and a SQLite database.
+
+Question deadlines run on real time here (2 s per question), so these few tests
+take some seconds; everything finer-grained is tested through the core's tests.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import re
+import signal
+import socket
+import sys
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import discord
+import pytest
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from bot.adapters import discord_platform
+from bot.adapters.discord_platform import DiscordPlatform, QuizClient
+from bot.clock import SystemClock
+from bot.config import Settings
+from bot.platforms import StartError
+from bot.quiz.bank import Catalog
+from bot.quiz.service import QuizService
+from bot.storage.db import create_engine
+from bot.storage.repository import Repository
+from tests.fakes.fake_discord import (
+    APP_ID,
+    EPHEMERAL,
+    MANAGE_GUILD,
+    MEMBER_PERMISSIONS,
+    FakeDiscord,
+    buttons_of,
+    text_of,
+)
+
+GUILD = "110000000000000001"
+CHANNEL = "220000000000000001"
+OTHER_CHANNEL = "220000000000000002"
+ROLE = "330000000000000001"
+MOD = "440000000000000001"
+PLAYER = "440000000000000002"
+ROLE_HOLDER = "440000000000000003"
+CROWD = [str(500000000000000000 + n) for n in range(30)]
+
+
+class FastClient(QuizClient):
+    """discord.py pauses 5 s before re-identifying; tests need no such courtesy."""
+
+    async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
+        return None
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@dataclass
+class Bot:
+    fake: FakeDiscord
+    service: QuizService
+    platform: DiscordPlatform
+    timers: asyncio.Task[None]
+
+    async def stop(self) -> None:
+        self.service.shutdown()
+        await self.platform.close()
+        self.timers.cancel()
+        await asyncio.gather(self.timers, return_exceptions=True)
+
+    async def command(
+        self, path: str, user: str = MOD, channel: str = CHANNEL, **options: Any
+    ) -> tuple[Any, dict[str, Any]]:
+        token = await self.fake.slash(GUILD, channel, user, path, options or None)
+        return await self.fake.reply(token)
+
+    async def click(self, user: str, message: dict[str, Any], letter: str) -> str:
+        [button] = [b for b in buttons_of(message) if b["label"] == letter]
+        token = await self.fake.click(GUILD, user, message["id"], button["custom_id"])
+        _, final = await self.fake.reply(token)
+        return text_of(final)
+
+
+@pytest.fixture
+async def engine(tmp_path: Path, _templates: Any) -> AsyncIterator[AsyncEngine]:
+    """SQLite only: end to end through Discord, storage is not what varies (the
+    storage tests cover PostgreSQL). Replaces conftest's two-backend `engine`."""
+    made = create_engine(f"sqlite+aiosqlite:///{await _templates.sqlite_copy(tmp_path / 'q.db')}")
+    yield made
+    await made.dispose()
+
+
+@pytest.fixture
+async def fake() -> AsyncIterator[FakeDiscord]:
+    made = FakeDiscord()
+    made.add_guild(GUILD, [CHANNEL, OTHER_CHANNEL], roles={ROLE: "Quizmasters"})
+    made.add_member(GUILD, MOD, "Mod", permissions=MEMBER_PERMISSIONS | MANAGE_GUILD)
+    made.add_member(GUILD, PLAYER, "Player")
+    made.add_member(GUILD, ROLE_HOLDER, "Holder", roles=[ROLE])
+    for user_id in CROWD:
+        made.add_member(GUILD, user_id)
+    await made.start()
+    yield made
+    await made.close()
+
+
+def settings_for(fake: FakeDiscord, **extra: str) -> Settings:
+    values = {
+        "DISCORD_TOKEN": fake.token,
+        "QUIZ_DISCORD_GUILD_IDS": GUILD,
+        "QUIZ_DISCORD_API_URL": fake.api_url,
+        "QUIZ_DISCORD_GATEWAY_URL": fake.gateway_url,
+        **extra,
+    }
+    return Settings(_env_file=None, **values)  # type: ignore[call-arg]
+
+
+async def start_bot(fake: FakeDiscord, engine: AsyncEngine, catalog: Catalog) -> Bot:
+    service = QuizService(Repository(engine), catalog, SystemClock(), rng=random.Random(7))
+    platform = discord_platform.platform(
+        settings_for(fake), service, guild_ready_timeout=0.05, client_class=FastClient
+    )
+    service.register(platform.adapter)
+    await platform.start()
+    timers = asyncio.create_task(service.run_timers())
+    return Bot(fake, service, platform, timers)
+
+
+@pytest.fixture
+async def bot(fake: FakeDiscord, engine: AsyncEngine, catalog: Catalog) -> AsyncIterator[Bot]:
+    made = await start_bot(fake, engine, catalog)
+    yield made
+    await made.stop()
+
+
+def correct_letter(catalog: Catalog, message: dict[str, Any]) -> str:
+    """The letter under which a posted question shows its bank's right answer."""
+    shown = text_of(message)
+    for question_id in catalog.pool():
+        question = catalog.question(question_id)
+        if question is not None and question.prompt in shown:
+            right = question.options[question.answer_index]
+            [letter] = re.findall(rf"\*\*([A-E])\.\*\* {re.escape(right)}$", shown, re.M)
+            return str(letter)
+    raise AssertionError("the posted question is not in the catalog")
+
+
+# -- a whole quiz ------------------------------------------------------------------------
+
+
+async def test_a_moderator_runs_a_two_question_quiz_that_closes_reveals_and_scores(
+    bot: Bot, fake: FakeDiscord, catalog: Catalog
+) -> None:
+    reply, final = await bot.command("start", questions=2, seconds=2)
+    assert reply.ephemeral
+    assert text_of(final).startswith("Starting a quiz: 2 questions, 2 seconds each")
+
+    first = await fake.wait_for(lambda: fake.questions(CHANNEL))
+    [question] = first
+    assert [b["label"] for b in buttons_of(question)] == ["A", "B", "C", "D"]
+    embed = question["embeds"][0]
+    assert "Question 1/2" in embed["title"]
+    assert re.search(r"Closes <t:\d+:R>", embed["description"])
+    right = correct_letter(bot.service.catalog, question)
+    assert "Locked in" in await bot.click(PLAYER, question, right)
+
+    await fake.wait_for(lambda: len(fake.questions(CHANNEL)) == 2, within=6)
+    closed = fake.messages[question["id"]]
+    assert all(b["disabled"] for b in buttons_of(closed))
+    green = [b["label"] for b in buttons_of(closed) if b["style"] == 3]
+    assert green == [right]
+    assert "(closed)" in closed["embeds"][0]["title"]
+    assert f"First correct: <@{PLAYER}>" in text_of(closed)
+
+    scoreboard = await fake.wait_for(
+        lambda: [m for m in fake.posted(CHANNEL) if "final scores" in text_of(m)], within=6
+    )
+    assert f"<@{PLAYER}>" in text_of(scoreboard[0])
+    second = fake.questions(CHANNEL)[1]
+    assert all(b["disabled"] for b in buttons_of(fake.messages[second["id"]]))
+    # Nothing the bot posted may ping anyone.
+    for call in fake.calls_to("POST", rf"/channels/{CHANNEL}/messages"):
+        assert call.body["allowed_mentions"]["parse"] == []
+
+
+def post_id_of(message: dict[str, Any]) -> int:
+    return int(buttons_of(message)[0]["custom_id"].split(":")[2])
+
+
+async def open_question(bot: Bot, channel: str = CHANNEL, seconds: int = 60) -> dict[str, Any]:
+    _, final = await bot.command("start", channel=channel, questions=1, seconds=seconds)
+    assert text_of(final).startswith("Starting a quiz"), text_of(final)
+    found = await bot.fake.wait_for(lambda: bot.fake.questions(channel))
+    return dict(found[-1])
+
+
+# -- clicks --------------------------------------------------------------------------------
+
+
+async def test_thirty_members_clicking_at_once_each_get_a_private_reply_and_count_once(
+    bot: Bot, fake: FakeDiscord
+) -> None:
+    question = await open_question(bot)
+    began = time.monotonic()
+    tokens = await asyncio.gather(
+        *(
+            fake.click(GUILD, user, question["id"], buttons_of(question)[n % 4]["custom_id"])
+            for n, user in enumerate(CROWD)
+        )
+    )
+    replies = await asyncio.gather(*(fake.reply(token) for token in tokens))
+    elapsed = time.monotonic() - began
+    assert elapsed < 3.0, f"30 clicks took {elapsed:.2f}s"
+    for reply, final in replies:
+        assert reply.ephemeral
+        assert text_of(final).startswith("Locked in")
+    assert await bot.service.repository.answer_count(post_id_of(question)) == 30
+
+    again = await bot.click(CROWD[0], question, "D")
+    assert again == "You already answered A: the first click counts."
+    assert await bot.service.repository.answer_count(post_id_of(question)) == 30
+    # The public question is never edited per click.
+    assert not fake.calls_to("PATCH", rf"/channels/{CHANNEL}/messages/\d+")
+
+
+# -- who may moderate ----------------------------------------------------------------------
+
+
+async def test_a_member_without_manage_server_is_refused_privately_and_nothing_is_posted(
+    bot: Bot, fake: FakeDiscord
+) -> None:
+    reply, final = await bot.command("start", user=PLAYER, questions=2, seconds=2)
+    assert reply.ephemeral
+    assert text_of(final).startswith("Only moderators can start a quiz")
+    assert not fake.calls_to("POST", rf"/channels/{CHANNEL}/messages")
+
+
+async def test_a_member_holding_the_configured_moderator_role_may_start_a_quiz(
+    bot: Bot, fake: FakeDiscord
+) -> None:
+    refused = await bot.command("start", user=ROLE_HOLDER, seconds=30)
+    assert text_of(refused[1]).startswith("Only moderators")
+
+    saved = await bot.command("config set", setting="moderator-role", value="quizmasters")
+    assert "Moderator role/group: quizmasters" in text_of(saved[1])
+    _, final = await bot.command("start", user=ROLE_HOLDER, questions=1, seconds=30)
+    assert text_of(final).startswith("Starting a quiz")
+    await fake.wait_for(lambda: fake.questions(CHANNEL))
+
+
+# -- restarts and the gateway --------------------------------------------------------------
+
+
+async def test_a_click_on_a_question_posted_before_a_restart_is_recorded(
+    fake: FakeDiscord, engine: AsyncEngine, catalog: Catalog
+) -> None:
+    first = await start_bot(fake, engine, catalog)
+    try:
+        question = await open_question(first)
+    finally:
+        await first.stop()
+
+    second = await start_bot(fake, engine, catalog)
+    try:
+        assert len(fake.identifies) == 2
+        assert (await second.click(PLAYER, question, "B")).startswith("Locked in B")
+        assert await second.service.repository.answer_count(post_id_of(question)) == 1
+    finally:
+        await second.stop()
+
+
+async def test_a_dropped_gateway_connection_resumes_and_keeps_serving(
+    bot: Bot, fake: FakeDiscord
+) -> None:
+    assert bot.platform.adapter.connected
+    await fake.drop_gateway()
+    await fake.wait_for(lambda: fake.resumes and bot.platform.adapter.connected)
+    assert len(fake.identifies) == 1
+    assert fake.resumes[0]["session_id"] == "fake-session"
+    _, final = await bot.command("help", user=PLAYER)
+    assert "/quiz start" in text_of(final)
+
+
+# -- platform faults -----------------------------------------------------------------------
+
+
+async def test_a_rate_limited_post_is_retried_and_nothing_is_lost(
+    bot: Bot, fake: FakeDiscord
+) -> None:
+    fake.fail("POST", rf"/channels/{CHANNEL}/messages", 429, retry_after=0.3)
+    question = await open_question(bot)
+    statuses = [c.status for c in fake.calls_to("POST", rf"/channels/{CHANNEL}/messages")]
+    assert statuses == [429, 200]
+    assert len(fake.questions(CHANNEL)) == 1
+    assert (await bot.click(PLAYER, question, "A")).startswith("Locked in A")
+
+
+async def test_a_channel_the_bot_may_not_post_in_is_reported_and_others_keep_working(
+    bot: Bot, fake: FakeDiscord
+) -> None:
+    fake.fail("POST", rf"/channels/{OTHER_CHANNEL}/messages", 403, times=10)
+    reply, final = await bot.command("start", channel=OTHER_CHANNEL, seconds=30)
+    assert reply.ephemeral
+    assert text_of(final).startswith("I can't post in this channel (Discord said 403")
+
+    _, shown = await bot.command("config show", channel=OTHER_CHANNEL)
+    assert "My last post here failed: Discord said 403" in text_of(shown)
+
+    await open_question(bot, CHANNEL)
+    assert bot.platform.adapter.connected
+
+
+# -- scores --------------------------------------------------------------------------------
+
+
+async def test_leaderboard_is_public_and_stats_private_with_mentions_in_order(
+    bot: Bot, fake: FakeDiscord, catalog: Catalog
+) -> None:
+    question = await open_question(bot, seconds=2)
+    right = correct_letter(catalog, question)
+    wrong = next(b["label"] for b in buttons_of(question) if b["label"] != right)
+    await bot.click(CROWD[0], question, wrong)
+    await bot.click(PLAYER, question, right)
+    await fake.wait_for(
+        lambda: any("final scores" in text_of(m) for m in fake.posted(CHANNEL)), within=6
+    )
+
+    reply, board = await bot.command("leaderboard", user=CROWD[5], period="all")
+    assert not reply.ephemeral
+    assert board["allowed_mentions"]["parse"] == []
+    ranked = re.findall(r"<@(\d+)>: (\d+) pts", text_of(board))
+    assert [user for user, _ in ranked] == [PLAYER, CROWD[0]]
+    assert int(ranked[0][1]) > 10 and ranked[1][1] == "0"
+
+    token = await fake.slash(
+        GUILD,
+        CHANNEL,
+        CROWD[5],
+        "stats",
+        {"user": PLAYER},
+        resolved={"users": {PLAYER: fake.guilds[GUILD].members[PLAYER].user()}},
+    )
+    reply, stats = await fake.reply(token)
+    assert reply.ephemeral
+    assert f"Stats for <@{PLAYER}>" in text_of(stats)
+    assert "Correct: 1 (100%)" in text_of(stats)
+
+    await bot.command("config set", setting="mentions", value="off")
+    _, named = await bot.command("leaderboard", user=CROWD[5], period="all")
+    assert re.findall(r"^\S+ (\w+): \d+ pts", text_of(named), re.M) == ["Player", "Member0000"]
+    assert "<@" not in text_of(named)
+
+
+async def test_bank_and_tag_options_autocomplete_from_the_loaded_banks(
+    bot: Bot, fake: FakeDiscord, catalog: Catalog
+) -> None:
+    token = await fake.slash(GUILD, CHANNEL, MOD, "start", {"bank": "torch"}, focused="bank")
+    reply = await fake.wait_for(lambda: fake.replies[token].callback)
+    assert reply["type"] == 8
+    assert [c["value"] for c in reply["data"]["choices"]] == ["pytorch-distributed-training"]
+
+    token = await fake.slash(GUILD, CHANNEL, MOD, "start", {"tag": ""}, focused="tag")
+    reply = await fake.wait_for(lambda: fake.replies[token].callback)
+    assert [c["value"] for c in reply["data"]["choices"]] == catalog.tags()[:25]
+
+
+# -- the shapes discord.py and Discord agree on --------------------------------------------
+
+
+async def test_canary_login_ready_sync_and_interaction_shapes_match_the_pinned_discord_py(
+    bot: Bot, fake: FakeDiscord
+) -> None:
+    """If this fails after a discord.py upgrade, the fake (and maybe the adapter)
+    no longer describes what the library sends and expects: update both."""
+    assert discord.__version__.startswith("2.7.")
+    first_calls = [(c.method, c.path, c.status) for c in fake.calls[:3]]
+    assert first_calls == [
+        ("GET", "/users/@me", 200),
+        ("GET", "/oauth2/applications/@me", 200),
+        ("PUT", f"/applications/{APP_ID}/guilds/{GUILD}/commands", 200),
+    ]
+    [identify] = fake.identifies
+    assert identify["token"] == fake.token
+    assert identify["intents"] == discord.Intents(guilds=True).value  # no message content
+    assert fake.heartbeats >= 1
+
+    [quiz] = fake.commands[GUILD]
+    assert quiz["name"] == "quiz"
+    assert quiz["contexts"] == [0]
+    assert quiz.get("default_member_permissions") is None
+    subcommands = {o["name"]: o for o in quiz["options"]}
+    assert set(subcommands) == {
+        "start", "stop", "skip", "leaderboard", "stats", "forget-me", "help", "config",
+    }  # fmt: skip
+    start_options = {o["name"]: o for o in subcommands["start"]["options"]}
+    assert start_options["questions"]["min_value"] == 1
+    assert start_options["bank"]["autocomplete"] is True
+    assert [c["value"] for c in subcommands["leaderboard"]["options"][0]["choices"]] == [
+        "channel",
+        "server",
+    ]
+
+    token = await fake.slash(GUILD, CHANNEL, PLAYER, "help")
+    await fake.reply(token)
+    [callback] = [c for c in fake.calls if c.path.endswith(f"/{token}/callback")]
+    assert callback.query == {"with_response": "1"}
+    assert callback.body["type"] == 4
+    assert callback.body["data"]["flags"] == EPHEMERAL
+
+
+# -- `quizmaster run` as a process, against the fake --------------------------------------
+
+
+def run_environment(fake: FakeDiscord, tmp_path: Path, health_port: int) -> dict[str, str]:
+    environment = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("QUIZ_", "DISCORD_", "SLACK_"))
+    }
+    environment.update(
+        DISCORD_TOKEN=fake.token,
+        QUIZ_DISCORD_GUILD_IDS=GUILD,
+        QUIZ_DISCORD_API_URL=fake.api_url,
+        QUIZ_DISCORD_GATEWAY_URL=fake.gateway_url,
+        QUIZ_HEALTH_PORT=str(health_port),
+        QUIZ_DATA_DIR=str(tmp_path / "data"),
+        QUIZ_QUESTIONS_DIR=str(ROOT / "questions"),
+        PYTHONPATH=str(ROOT),
+    )
+    return environment
+
+
+async def healthz(port: int) -> dict[str, Any] | None:
+    try:
+        async with (
+            aiohttp.ClientSession() as session,
+            session.get(f"http://127.0.0.1:{port}/healthz") as response,
+        ):
+            return dict(await response.json()) if response.status == 200 else None
+    except aiohttp.ClientError:
+        return None
+
+
+async def test_quizmaster_run_connects_syncs_commands_and_plays_a_whole_quiz(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    port = free_port()
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", "run",
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        cwd=tmp_path,
+        env=run_environment(fake, tmp_path, port),
+    )  # fmt: skip
+    try:
+        health: dict[str, Any] | None = None
+        deadline = time.monotonic() + 30
+        while health is None and time.monotonic() < deadline:
+            await asyncio.sleep(0.2)
+            health = await healthz(port)
+        assert health is not None, "quizmaster run never became healthy"
+        assert health["platforms"] == {"discord": "connected"}
+        assert fake.commands[GUILD][0]["name"] == "quiz"
+
+        token = await fake.slash(GUILD, CHANNEL, MOD, "start", {"questions": 1, "seconds": 2})
+        _, started = await fake.reply(token)
+        assert text_of(started).startswith("Starting a quiz: 1 question, 2 seconds each")
+        [question] = await fake.wait_for(lambda: fake.questions(CHANNEL))
+        click = await fake.click(
+            GUILD, PLAYER, question["id"], buttons_of(question)[1]["custom_id"]
+        )
+        assert text_of((await fake.reply(click))[1]).startswith("Locked in B")
+        [scores] = await fake.wait_for(
+            lambda: [m for m in fake.posted(CHANNEL) if "final scores" in text_of(m)], within=10
+        )
+        assert f"<@{PLAYER}>" in text_of(scores)
+        assert "(closed)" in fake.messages[question["id"]]["embeds"][0]["title"]
+    finally:
+        if process.returncode is None:
+            process.send_signal(signal.SIGTERM)
+        _, err = await asyncio.wait_for(process.communicate(), 20)
+    assert process.returncode == 0, err.decode()
+    assert fake.token not in err.decode()
+
+
+async def test_a_server_that_refuses_the_command_sync_stops_start_up_with_a_clear_error(
+    fake: FakeDiscord, engine: AsyncEngine, catalog: Catalog
+) -> None:
+    fake.fail("PUT", rf"/applications/{APP_ID}/guilds/{GUILD}/commands", 403)
+    with pytest.raises(StartError, match=r"invite the bot there with the applications\.commands"):
+        await start_bot(fake, engine, catalog)
+    assert not fake.identifies
+
+
+async def test_quizmaster_run_with_a_rejected_token_exits_2_without_printing_it(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    fake.reject_token = True
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", "run",
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        cwd=tmp_path,
+        env=run_environment(fake, tmp_path, 0),
+    )  # fmt: skip
+    _, err = await asyncio.wait_for(process.communicate(), 30)
+    stderr = err.decode()
+    assert process.returncode == 2, stderr
+    assert "Cannot start: Discord rejected DISCORD_TOKEN" in stderr
+    assert fake.token not in stderr
+    assert not fake.identifies
+
+
+# -- answering late: defer, then follow up --------------------------------------------------
+
+
+async def test_slow_answers_are_deferred_then_followed_up_privately_or_publicly(
+    bot: Bot, fake: FakeDiscord, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    question = await open_question(bot)
+    # Make the service slower than the adapter's direct-reply window.
+    monkeypatch.setattr(discord_platform, "REPLY_WITHIN", 0.1)
+    for name in ("handle_click", "handle_command"):
+        original = getattr(bot.service, name)
+
+        async def slow(event: Any, original: Any = original) -> Any:
+            await asyncio.sleep(0.3)
+            return await original(event)
+
+        monkeypatch.setattr(bot.service, name, slow)
+
+    [button] = [b for b in buttons_of(question) if b["label"] == "C"]
+    token = await fake.click(GUILD, PLAYER, question["id"], button["custom_id"])
+    reply, final = await fake.reply(token)
+    assert reply.callback_type == 5 and reply.ephemeral
+    assert text_of(final).startswith("Locked in C")
+    assert final["flags"] == EPHEMERAL
+
+    token = await fake.slash(GUILD, CHANNEL, PLAYER, "leaderboard")
+    reply, board = await fake.reply(token)
+    assert reply.callback_type == 5
+    assert "Leaderboard: this channel, this week" in text_of(board)
+    assert not board.get("flags")  # the result itself is public
+    assert fake.calls_to("DELETE", rf"/webhooks/{APP_ID}/{token}/messages/@original")
