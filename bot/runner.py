@@ -66,7 +66,8 @@ async def run_bot(settings: Settings) -> int:
             for name in platforms:
                 platform = build_platform(name, settings, runtime.service)
                 started.append(platform)
-                await platform.start()
+                if not await _started_unless_stopped(platform, stopping):
+                    break
                 log.info("%s connected", name)
             await stopping.wait()
         except StartError as error:
@@ -81,6 +82,20 @@ async def run_bot(settings: Settings) -> int:
                 await health.cleanup()
     log.info("stopped cleanly")
     return 0
+
+
+async def _started_unless_stopped(platform: Platform, stopping: asyncio.Event) -> bool:
+    """Start a platform, giving up if SIGTERM comes first (an unreachable
+    platform keeps retrying, and shutting down must not wait for it)."""
+    starting = asyncio.ensure_future(platform.start())
+    stop = asyncio.ensure_future(stopping.wait())
+    await asyncio.wait({starting, stop}, return_when=asyncio.FIRST_COMPLETED)
+    stop.cancel()
+    if starting.done():
+        starting.result()  # raises StartError for the operator
+        return True
+    starting.cancel()
+    return False
 
 
 async def _close_quietly(platform: Platform) -> None:

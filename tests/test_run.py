@@ -101,3 +101,38 @@ def test_in_a_terminal_it_opens_the_console_channel_serves_health_and_stops_on_s
     assert process.returncode == 0, err
     assert "Local console channel" in out
     assert "Question 1/1" in out
+
+
+def test_sigterm_while_a_platform_is_still_connecting_stops_cleanly(tmp_path: Path) -> None:
+    # A server that accepts connections and never answers: Discord's login hangs.
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        port = silent.getsockname()[1]
+        environment = {
+            **os.environ,
+            "DISCORD_TOKEN": "token-that-is-never-checked",
+            "QUIZ_DISCORD_API_URL": f"http://127.0.0.1:{port}/api/v10",
+            "QUIZ_HEALTH_PORT": "0",
+            "QUIZ_DATA_DIR": str(tmp_path / "data"),
+        }
+        process = subprocess.Popen(
+            [sys.executable, "-m", "bot", "run"],
+            cwd=tmp_path,
+            env=environment,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            silent.settimeout(20)
+            connection, _ = silent.accept()  # the login request has arrived
+            process.send_signal(signal.SIGTERM)
+            _, err = process.communicate(timeout=20)
+            connection.close()
+        finally:
+            if process.poll() is None:
+                process.kill()
+    assert process.returncode == 0, err
+    assert "token-that-is-never-checked" not in err
