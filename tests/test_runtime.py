@@ -16,7 +16,7 @@ from tests.fakes.clock import FakeClock
 from tests.fakes.recording import RecordingAdapter
 
 
-async def _until(condition: Callable[[], bool], rounds: int = 200) -> None:
+async def _until(condition: Callable[[], bool], rounds: int = 1000) -> None:
     for _ in range(rounds):
         if condition():
             return
