@@ -45,6 +45,17 @@ ANSWER_ACTION = re.compile(r"^qm:a:")
 _SUBTEAM = re.compile(r"<!subteam\^([A-Z0-9]+)(?:\|@?([^>]*))?>")
 
 
+class _SameTokenWarning(logging.Filter):
+    """Bolt reads SLACK_BOT_TOKEN from the environment on its own and then warns
+    that our client (built from that same token) wins; the warning misleads."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "`token` will be unused" not in record.getMessage()
+
+
+logging.getLogger("slack_bolt.AsyncApp").addFilter(_SameTokenWarning())
+
+
 def unescape_groups(text: str) -> str:
     return _SUBTEAM.sub(lambda found: found.group(2) or found.group(1), text)
 
