@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import html
 import random
+import re
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -365,6 +366,8 @@ async def test_socket_mode_plays_a_quiz_through_envelopes_and_acks_each(
     await fake.wait_for(
         lambda: [c for c in fake.posts(CHANNEL) if "Quiz stopped" in c.text], what="scores"
     )
+    await slack.platform.close()
+    assert not slack.platform.adapter.connected  # timers skip Slack; /healthz says so
 
 
 # -- moderators, faults, scores --------------------------------------------------------
@@ -513,7 +516,7 @@ def test_question_blocks_have_letters_a_closing_time_and_escaped_text() -> None:
     assert made[1]["text"]["text"] == "Is 1 &lt; 2? ask <@U1>\n\n*A.* Yes\n*B.* No"
     closes = made[2]["elements"][1]["text"]
     assert closes.startswith(f"Closes <!date^{int(deadline.timestamp())}^")
-    assert closes.endswith("|2026-03-02 09:00 UTC>")
+    assert closes.endswith("|2026-03-02 09:00:30 UTC>")
     buttons = made[3]["elements"]
     assert [b["action_id"] for b in buttons] == ["qm:a:7:0", "qm:a:7:1"]
     assert [b["value"] for b in buttons] == ["qm:a:7:0", "qm:a:7:1"]
@@ -548,8 +551,22 @@ def test_the_manifest_declares_the_command_scopes_interactivity_and_socket_mode(
     assert command["command"] == "/quiz" and command["should_escape"] is True
     assert command["usage_hint"].startswith("start")
     scopes = set(manifest["oauth_config"]["scopes"]["bot"])
-    # Each Web API method the adapter calls needs one of these.
-    assert {"chat:write", "commands", "users:read", "usergroups:read"} <= scopes
+    assert "commands" in scopes
+    # Every Web API method the adapter calls, and the bot scope it needs.
+    needs = {
+        "auth_test": None,
+        "apps_connections_open": None,  # the app-level token's connections:write
+        "chat_postMessage": "chat:write",
+        "chat_update": "chat:write",
+        "chat_postEphemeral": "chat:write",
+        "users_info": "users:read",
+        "usergroups_list": "usergroups:read",
+        "usergroups_users_list": "usergroups:read",
+    }
+    source = "".join(path.read_text() for path in (ROOT / "bot/adapters").glob("slack_*.py"))
+    called = set(re.findall(r"client\.(\w+)\(", source))
+    assert called and called <= set(needs), called - set(needs)
+    assert {needs[method] for method in called} - {None} <= scopes
     settings = manifest["settings"]
     assert settings["interactivity"]["is_enabled"] is True
     assert settings["socket_mode_enabled"] is True

@@ -48,9 +48,10 @@ def _cut(text: str, limit: int) -> str:
 
 
 def slack_date(moment: datetime) -> str:
-    """A time each Slack client shows in its reader's own zone, with a UTC fallback."""
+    """A time each Slack client shows in its reader's own zone, with a UTC fallback.
+    Seconds are shown because questions can last as little as two seconds."""
     epoch = int(moment.timestamp())
-    fallback = moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    fallback = moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
     return f"<!date^{epoch}^{{date_short_pretty}} at {{time_secs}}|{fallback}>"
 
 

@@ -180,10 +180,12 @@ class SlackPlatform:
 
     async def close(self) -> None:
         self._serving = False
-        if self._socket is not None:
-            await self._socket.close_async()  # type: ignore[no-untyped-call]
-        if self._runner is not None:
-            await self._runner.cleanup()
+        socket, self._socket = self._socket, None
+        if socket is not None:
+            await socket.close_async()  # type: ignore[no-untyped-call]
+        runner, self._runner = self._runner, None
+        if runner is not None:
+            await runner.cleanup()
 
     # -- incoming ----------------------------------------------------------------------
 
