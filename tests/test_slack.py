@@ -8,6 +8,7 @@ import contextlib
 import html
 import random
 import re
+import socket
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -496,6 +497,26 @@ async def test_a_rejected_bot_token_stops_start_up_without_showing_it(
     assert "invalid_auth" in str(raised.value)
     assert "xoxb-wrong-token" not in str(raised.value)
     assert not fake.calls_to("chat.postMessage")
+
+
+async def test_a_taken_port_or_a_rejected_app_token_stops_start_up_clearly(
+    fake: FakeSlack, catalog: Catalog, tmp_path: Path
+) -> None:
+    engine = create_engine(f"sqlite+aiosqlite:///{tmp_path / 'quiz.db'}")
+    service = QuizService(Repository(engine), catalog, SystemClock())
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        busy = SlackPlatform(settings_for(fake, socket=False, slack_port=port), service)
+        with pytest.raises(StartError, match=f"cannot listen on 127.0.0.1:{port}"):
+            await busy.start()
+    assert not busy.adapter.connected
+    wrong = settings_for(fake, socket=True, slack_app_token="xapp-wrong")
+    with pytest.raises(StartError, match=r"rejected SLACK_APP_TOKEN \(invalid_auth\)") as raised:
+        await SlackPlatform(wrong, service).start()
+    assert "xapp-wrong" not in str(raised.value)
+    await engine.dispose()
 
 
 # -- small parts -------------------------------------------------------------------------
