@@ -1,0 +1,123 @@
+"""The Slack side of `bot.chat.Adapter`: posts, edits, private replies, names."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Sequence
+
+import aiohttp
+from slack_sdk.errors import SlackApiError
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.adapters.slack_blocks import blocks, fallback_text
+from bot.adapters.slack_moderators import SlackDirectory
+from bot.adapters.slack_pacing import ChannelPacer
+from bot.chat import Command, DeliveryError, Interaction, MessageRef, OutMessage, Target
+
+log = logging.getLogger(__name__)
+
+PLATFORM = "slack"
+# Errors retrying cannot fix: the channel is gone or closed to us, or the
+# message cannot be made at all. Anything else is treated as passing.
+PERMANENT_ERRORS = {
+    "channel_not_found",
+    "not_in_channel",
+    "is_archived",
+    "account_inactive",
+    "token_revoked",
+    "invalid_auth",
+    "not_authed",
+    "missing_scope",
+    "restricted_action",
+    "ekm_access_denied",
+    "team_access_not_granted",
+    "message_not_found",
+    "cant_update_message",
+    "invalid_blocks",
+    "msg_too_long",
+}
+
+
+def delivery_error(error: Exception) -> DeliveryError:
+    """Our neutral error for a failed Web API call."""
+    if isinstance(error, SlackApiError):
+        code = str(error.response.get("error") or "unknown_error")
+        return DeliveryError(code, permanent=code in PERMANENT_ERRORS)
+    return DeliveryError(f"{type(error).__name__}: {error}".rstrip(": "), permanent=False)
+
+
+# Failures of a call that the caller turns into a DeliveryError.
+CALL_ERRORS = (SlackApiError, aiohttp.ClientError, asyncio.TimeoutError)
+
+
+class SlackAdapter:
+    platform = PLATFORM
+
+    def __init__(
+        self,
+        client: AsyncWebClient,
+        directory: SlackDirectory,
+        pacer: ChannelPacer | None = None,
+        is_connected: Callable[[], bool] = lambda: False,
+    ) -> None:
+        self.client = client
+        self.directory = directory
+        self.pacer = pacer or ChannelPacer()
+        self._is_connected = is_connected
+
+    @property
+    def connected(self) -> bool:
+        return self._is_connected()
+
+    async def send(self, target: Target, message: OutMessage) -> MessageRef:
+        await self.pacer.wait(target.channel)
+        try:
+            response = await self.client.chat_postMessage(
+                channel=target.channel,
+                text=fallback_text(message),
+                blocks=blocks(message),
+                unfurl_links=False,
+                unfurl_media=False,
+            )
+        except CALL_ERRORS as error:
+            raise self._failed("post in", target, error) from error
+        return MessageRef(target, str(response["ts"]))
+
+    async def edit(self, ref: MessageRef, message: OutMessage) -> None:
+        await self.pacer.wait(ref.target.channel)
+        try:
+            await self.client.chat_update(
+                channel=ref.target.channel,
+                ts=ref.message_id,
+                text=fallback_text(message),
+                blocks=blocks(message),
+            )
+        except CALL_ERRORS as error:
+            raise self._failed("edit a message in", ref.target, error) from error
+
+    async def reply_private(self, event: Command | Interaction, message: OutMessage) -> None:
+        await self.ephemeral(event.target, event.user_id, message)
+
+    async def ephemeral(self, target: Target, user_id: str, message: OutMessage) -> None:
+        """A message in the channel that only `user_id` sees."""
+        try:
+            await self.client.chat_postEphemeral(
+                channel=target.channel,
+                user=user_id,
+                text=fallback_text(message),
+                blocks=blocks(message),
+            )
+        except CALL_ERRORS as error:
+            raise self._failed("reply privately in", target, error) from error
+
+    async def display_names(self, target: Target, user_ids: Sequence[str]) -> dict[str, str]:
+        unique = list(dict.fromkeys(user_ids))
+        names = await asyncio.gather(*(self.directory.display_name(u) for u in unique))
+        return {user: name for user, name in zip(unique, names, strict=True) if name}
+
+    def _failed(self, action: str, target: Target, error: Exception) -> DeliveryError:
+        problem = delivery_error(error)
+        level = logging.WARNING if problem.permanent else logging.INFO
+        log.log(level, "could not %s channel %s: %s", action, target.channel, problem)
+        return problem

@@ -1,0 +1,110 @@
+"""Neutral `OutMessage` → Slack Block Kit (plus the plain `text` fallback)."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from typing import Any
+
+from bot.chat import Button, ButtonStyle, OutMessage
+from bot.quiz import render
+
+Block = dict[str, Any]
+
+# Slack's limits, with a little room: header 150, section text 3000, fallback 40000.
+HEADER_LIMIT = 150
+SECTION_LIMIT = 3000
+TEXT_LIMIT = 4000
+
+_BOLD = re.compile(r"\*\*(.+?)\*\*")
+# Slack's own markup (mentions, dates, links) must survive escaping.
+_MARKUP = re.compile(r"<[@#!][^<>\s][^<>]*>")
+_STYLES = {ButtonStyle.SUCCESS: "primary", ButtonStyle.DANGER: "danger"}
+
+
+def escape(text: str) -> str:
+    """Escape &, < and > as Slack asks, except inside Slack's own markup."""
+    pieces = []
+    last = 0
+    for found in _MARKUP.finditer(text):
+        pieces.append(_escape_plain(text[last : found.start()]))
+        pieces.append(found.group(0))
+        last = found.end()
+    pieces.append(_escape_plain(text[last:]))
+    return "".join(pieces)
+
+
+def _escape_plain(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def mrkdwn(text: str) -> str:
+    """Our `**bold**` becomes Slack's `*bold*`."""
+    return _BOLD.sub(r"*\1*", escape(text))
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def slack_date(moment: datetime) -> str:
+    """A time each Slack client shows in its reader's own zone, with a UTC fallback.
+    Seconds are shown because questions can last as little as two seconds."""
+    epoch = int(moment.timestamp())
+    fallback = moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+    return f"<!date^{epoch}^{{date_short_pretty}} at {{time_secs}}|{fallback}>"
+
+
+def _section(text: str) -> Block:
+    return {
+        "type": "section",
+        "text": {"type": "mrkdwn", "text": _cut(mrkdwn(text), SECTION_LIMIT)},
+    }
+
+
+def _button(button: Button) -> Block:
+    element: Block = {
+        "type": "button",
+        "text": {"type": "plain_text", "text": button.label[:75]},
+        # The id names only the posting and the slot; it is unique per button,
+        # as Slack wants action ids within a message to be.
+        "action_id": button.custom_id,
+        "value": button.custom_id,
+    }
+    style = _STYLES.get(button.style)
+    if style:
+        element["style"] = style
+    return element
+
+
+def blocks(message: OutMessage) -> list[Block]:
+    made: list[Block] = []
+    if message.title:
+        title = _cut(message.title, HEADER_LIMIT)
+        made.append({"type": "header", "text": {"type": "plain_text", "text": title}})
+    if message.body:
+        made.append(_section(message.body))
+    for field in message.fields:
+        made.append(_section(f"**{field.name}**\n{field.value}"))
+    context = []
+    if message.footer:
+        context.append(mrkdwn(message.footer))
+    if message.deadline is not None:
+        context.append(escape(render.closes(slack_date(message.deadline))))
+    if context:
+        made.append(
+            {
+                "type": "context",
+                "elements": [{"type": "mrkdwn", "text": _cut(part, 2000)} for part in context],
+            }
+        )
+    # Slack has no disabled buttons: a closed question simply loses its actions.
+    live = [button for button in message.buttons if not button.disabled]
+    if live:
+        made.append({"type": "actions", "elements": [_button(b) for b in live[:25]]})
+    return made
+
+
+def fallback_text(message: OutMessage) -> str:
+    """The plain text notifications and old clients show."""
+    return _cut(escape(message.text), TEXT_LIMIT)

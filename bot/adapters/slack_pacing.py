@@ -1,0 +1,47 @@
+"""Pace posts per channel: Slack allows about one message per second per channel,
+with short bursts. Different channels never wait for each other."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+
+
+class _Bucket:
+    def __init__(self, burst: int, now: float) -> None:
+        self.tokens = float(burst)
+        self.updated = now
+        self.lock = asyncio.Lock()
+
+
+class ChannelPacer:
+    """A token bucket per channel: `burst` posts at once, then `rate` per second."""
+
+    def __init__(
+        self,
+        rate: float = 1.0,
+        burst: int = 3,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.rate = rate
+        self.burst = burst
+        self.clock = clock
+        self._buckets: dict[str, _Bucket] = {}
+
+    async def wait(self, channel: str) -> None:
+        bucket = self._buckets.get(channel)
+        if bucket is None:
+            bucket = self._buckets[channel] = _Bucket(self.burst, self.clock())
+        # The lock keeps one channel's posts in the order they asked.
+        async with bucket.lock:
+            while True:
+                now = self.clock()
+                bucket.tokens = min(
+                    float(self.burst), bucket.tokens + (now - bucket.updated) * self.rate
+                )
+                bucket.updated = now
+                if bucket.tokens >= 1.0:
+                    bucket.tokens -= 1.0
+                    return
+                await asyncio.sleep((1.0 - bucket.tokens) / self.rate)

@@ -1,0 +1,269 @@
+"""The Slack platform for `quizmaster run`: a Bolt `AsyncApp` on the bot's loop,
+connected by Socket Mode (SLACK_APP_TOKEN) or served over HTTP at /slack/events.
+
+Bolt acks, verifies signatures and routes; this module turns `/quiz` and the
+answer buttons into neutral commands and clicks and delivers the replies.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from typing import Any
+
+from aiohttp import web
+from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
+from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncRespond
+from slack_sdk.errors import SlackApiError
+from slack_sdk.http_retry.builtin_async_handlers import (
+    AsyncConnectionErrorRetryHandler,
+    AsyncRateLimitErrorRetryHandler,
+    AsyncServerErrorRetryHandler,
+)
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.adapters.slack_adapter import CALL_ERRORS, PLATFORM, SlackAdapter
+from bot.adapters.slack_blocks import blocks, fallback_text
+from bot.adapters.slack_moderators import SlackDirectory
+from bot.adapters.slack_pacing import ChannelPacer
+from bot.chat import Command, DeliveryError, Interaction, OutMessage, Target
+from bot.config import Settings
+from bot.platforms import StartError
+from bot.quiz import render
+from bot.quiz.service import QuizService
+from bot.textcommands import UsageError, parse
+
+log = logging.getLogger(__name__)
+
+EVENTS_PATH = "/slack/events"
+DEFAULT_API_URL = "https://slack.com/api/"
+SOCKET_CONNECT_TIMEOUT = 30.0
+ANSWER_ACTION = re.compile(r"^qm:a:")
+# `/quiz config set moderator-group @quiz-hosts` arrives escaped as
+# <!subteam^S123|@quiz-hosts>; keep the readable handle (or the id).
+_SUBTEAM = re.compile(r"<!subteam\^([A-Z0-9]+)(?:\|@?([^>]*))?>")
+
+
+class _SameTokenWarning(logging.Filter):
+    """Bolt reads SLACK_BOT_TOKEN from the environment on its own and then warns
+    that our client (built from that same token) wins; the warning misleads."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "`token` will be unused" not in record.getMessage()
+
+
+logging.getLogger("slack_bolt.AsyncApp").addFilter(_SameTokenWarning())
+
+
+def unescape_groups(text: str) -> str:
+    return _SUBTEAM.sub(lambda found: found.group(2) or found.group(1), text)
+
+
+def web_client(settings: Settings) -> AsyncWebClient:
+    assert settings.slack_bot_token is not None
+    return AsyncWebClient(
+        token=settings.slack_bot_token.get_secret_value(),
+        base_url=settings.slack_api_url or DEFAULT_API_URL,
+        retry_handlers=[
+            AsyncConnectionErrorRetryHandler(max_retry_count=2),
+            # Without this a 429 is an error; it waits the Retry-After and tries again.
+            AsyncRateLimitErrorRetryHandler(max_retry_count=3),
+            AsyncServerErrorRetryHandler(max_retry_count=1),
+        ],
+    )
+
+
+class SlackPlatform:
+    def __init__(
+        self, settings: Settings, service: QuizService, pacer: ChannelPacer | None = None
+    ) -> None:
+        self.settings = settings
+        self.service = service
+        self.client = web_client(settings)
+        self.directory = SlackDirectory(self.client, settings.slack_moderators)
+        self.adapter = SlackAdapter(self.client, self.directory, pacer, self._is_connected)
+        secret = settings.slack_signing_secret
+        self.app = AsyncApp(
+            client=self.client,
+            signing_secret=secret.get_secret_value() if secret else "",
+            name="quizmaster",
+        )
+        self.app.command("/quiz")(self._on_command)
+        self.app.action(ANSWER_ACTION)(self._on_click)
+        self._socket: AsyncSocketModeHandler | None = None
+        self._runner: web.AppRunner | None = None
+        self._serving = False
+
+    @property
+    def socket_mode(self) -> bool:
+        return self.settings.slack_app_token is not None
+
+    @property
+    def port(self) -> int | None:
+        """The HTTP port actually bound (useful when QUIZ_SLACK_PORT is 0)."""
+        if self._runner is None:
+            return None
+        for address in self._runner.addresses:
+            if isinstance(address, tuple):
+                return int(address[1])
+        return None
+
+    def _is_connected(self) -> bool:
+        if self._socket is not None:
+            session = self._socket.client.current_session
+            return not self._socket.client.closed and session is not None and not session.closed
+        return self._serving
+
+    # -- lifecycle ------------------------------------------------------------------
+
+    async def start(self) -> None:
+        await self._check_bot_token()
+        if self.socket_mode:
+            await self._connect_socket()
+        else:
+            await self._serve_http()
+
+    async def _check_bot_token(self) -> None:
+        try:
+            identity = await self.client.auth_test()
+        except SlackApiError as error:
+            raise StartError(
+                f"Slack rejected SLACK_BOT_TOKEN ({error.response.get('error')})"
+            ) from error
+        except CALL_ERRORS as error:
+            raise StartError(f"cannot reach the Slack Web API at {self.client.base_url}") from error
+        log.info(
+            "Slack: signed in as %s in workspace %s", identity.get("user"), identity.get("team")
+        )
+
+    async def _connect_socket(self) -> None:
+        token = self.settings.slack_app_token
+        assert token is not None
+        try:
+            # Checked here so a bad token stops start-up instead of retrying forever.
+            opened = await self.client.apps_connections_open(app_token=token.get_secret_value())
+        except SlackApiError as error:
+            raise StartError(
+                f"Slack rejected SLACK_APP_TOKEN ({error.response.get('error')}); it needs "
+                "the connections:write scope"
+            ) from error
+        except CALL_ERRORS as error:
+            raise StartError(f"cannot reach the Slack Web API at {self.client.base_url}") from error
+        self._socket = AsyncSocketModeHandler(self.app, token.get_secret_value())
+        self._socket.client.wss_uri = str(opened["url"])  # use the URL just issued
+        try:
+            await asyncio.wait_for(
+                self._socket.connect_async(),  # type: ignore[no-untyped-call]
+                SOCKET_CONNECT_TIMEOUT,
+            )
+        except TimeoutError as error:
+            await self.close()
+            raise StartError("could not open the Slack Socket Mode connection") from error
+        log.info("Slack: Socket Mode connected")
+
+    async def _serve_http(self) -> None:
+        runner = web.AppRunner(self.app.web_app(path=EVENTS_PATH), access_log=None)
+        await runner.setup()
+        host, port = self.settings.slack_host, self.settings.slack_port
+        try:
+            await web.TCPSite(runner, host, port).start()
+        except OSError as error:
+            await runner.cleanup()
+            raise StartError(
+                f"cannot listen on {host}:{port} for Slack events ({error.strerror}); "
+                "set QUIZ_SLACK_PORT or QUIZ_SLACK_HOST"
+            ) from error
+        self._runner = runner
+        self._serving = True
+        log.info("Slack: HTTP mode, events at http://%s:%s%s", host, self.port, EVENTS_PATH)
+
+    async def close(self) -> None:
+        self._serving = False
+        socket, self._socket = self._socket, None
+        if socket is not None:
+            await socket.close_async()  # type: ignore[no-untyped-call]
+        runner, self._runner = self._runner, None
+        if runner is not None:
+            await runner.cleanup()
+
+    # -- incoming ----------------------------------------------------------------------
+
+    async def _on_command(self, ack: AsyncAck, body: dict[str, Any], respond: AsyncRespond) -> None:
+        await ack()  # within Slack's 3 seconds; the work follows
+        target = Target(PLATFORM, str(body.get("team_id", "")), str(body.get("channel_id", "")))
+        user_id = str(body.get("user_id", ""))
+        try:
+            parsed = parse(unescape_groups(str(body.get("text") or "")))
+        except UsageError as error:
+            reply = render.usage_error(str(error))
+        else:
+
+            async def moderator_check(group: str | None) -> bool:
+                return await self.directory.is_moderator(user_id, group)
+
+            command = Command(
+                parsed.name,
+                target,
+                user_id,
+                args=parsed.args,
+                display_name=body.get("user_name"),
+                moderator_check=moderator_check,
+            )
+            reply = await self.service.handle_command(command)
+        await self._deliver_reply(target, user_id, reply, respond)
+
+    async def _deliver_reply(
+        self, target: Target, user_id: str, reply: OutMessage, respond: AsyncRespond
+    ) -> None:
+        """Through the command's response_url (works even where the bot is no
+        member); if that fails, as an ephemeral or channel message."""
+        kind = "in_channel" if reply.public else "ephemeral"
+        try:
+            sent = await respond(
+                text=fallback_text(reply), blocks=blocks(reply), response_type=kind
+            )
+            if sent.status_code == 200:
+                return
+            log.info("response_url answered %s; replying another way", sent.status_code)
+        except Exception:
+            log.info("response_url failed; replying another way", exc_info=True)
+        try:
+            if reply.public:
+                await self.adapter.send(target, reply)
+            else:
+                await self.adapter.ephemeral(target, user_id, reply)
+        except DeliveryError as error:
+            log.warning("could not answer %s in %s: %s", user_id, target.channel, error)
+
+    async def _on_click(
+        self, ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], respond: AsyncRespond
+    ) -> None:
+        await ack()
+        user = body.get("user") or {}
+        team = (body.get("team") or {}).get("id") or user.get("team_id") or ""
+        channel = (body.get("channel") or {}).get("id") or ""
+        click = Interaction(
+            Target(PLATFORM, str(team), str(channel)),
+            str(user.get("id", "")),
+            # Only the posting and the slot; correctness is looked up by the service.
+            str(action.get("value") or action.get("action_id") or ""),
+            display_name=user.get("name") or user.get("username"),
+        )
+        reply = await self.service.handle_click(click)
+        try:
+            await self.adapter.reply_private(click, reply)
+        except DeliveryError:
+            try:
+                await respond(
+                    text=fallback_text(reply),
+                    blocks=blocks(reply),
+                    response_type="ephemeral",
+                    replace_original=False,
+                )
+            except Exception:
+                log.warning("could not answer a click by %s", click.user_id, exc_info=True)
+
+
+def platform(settings: Settings, service: QuizService) -> SlackPlatform:
+    return SlackPlatform(settings, service)

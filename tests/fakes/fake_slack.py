@@ -1,0 +1,440 @@
+"""A local fake of the Slack platform for tests that run the real slack-bolt.
+
+- `FakeSlack`: the Web API (`/api/<method>`) on 127.0.0.1 and a random port,
+  a Socket Mode websocket (`/socket`, handed out by apps.connections.open)
+  and response_url endpoints (`/response/<key>`). It records every call and
+  can answer with 429s or errors such as channel_not_found.
+- `SignedSender`: sends signed HTTP requests to Bolt's /slack/events, as Slack does.
+- `slash_payload` / `click_payload`: what Slack sends for `/quiz …` and a button click.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import html
+import itertools
+import json
+import re
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlencode
+
+import aiohttp
+from aiohttp import web
+from slack_sdk.signature import SignatureVerifier
+
+BOT_TOKEN = "xoxb-fake-bot-token"
+APP_TOKEN = "xapp-fake-app-token"
+SIGNING_SECRET = "fake-signing-secret"
+TEAM = "T0TEAM"
+BOT_USER = "U0BOT"
+
+
+@dataclass
+class Call:
+    method: str
+    params: dict[str, Any]
+    token: str | None
+    at: float = field(default_factory=time.monotonic)
+    status: int = 200
+    error: str | None = None
+    result: dict[str, Any] = field(default_factory=dict)  # what the fake answered
+
+    @property
+    def channel(self) -> str | None:
+        value = self.params.get("channel")
+        return str(value) if value is not None else None
+
+    @property
+    def text(self) -> str:
+        return html.unescape(str(self.params.get("text", "")))
+
+    @property
+    def blocks(self) -> list[dict[str, Any]]:
+        blocks = self.params.get("blocks") or []
+        return json.loads(blocks) if isinstance(blocks, str) else list(blocks)
+
+    def buttons(self) -> dict[str, str]:
+        """Button label → value, from the message's actions blocks."""
+        found = {}
+        for block in self.blocks:
+            if block.get("type") == "actions":
+                for element in block["elements"]:
+                    found[element["text"]["text"]] = element["value"]
+        return found
+
+
+@dataclass
+class _Failure:
+    method: str
+    error: str
+    channel: str | None
+    remaining: int | None  # None: for good
+
+
+class FakeSlack:
+    def __init__(self) -> None:
+        self.calls: list[Call] = []
+        self.responses: list[tuple[str, dict[str, Any]]] = []  # (response_url key, body)
+        self.users: dict[str, dict[str, Any]] = {}
+        self.groups: dict[str, dict[str, Any]] = {}
+        self.acks: dict[str, dict[str, Any]] = {}
+        self.sockets: list[web.WebSocketResponse] = []
+        self.socket_opened = asyncio.Event()
+        self._failures: list[_Failure] = []
+        self._rate_limits: dict[str, tuple[int, int]] = {}  # method → (times, retry_after)
+        self._messages: dict[tuple[str, str], dict[str, Any]] = {}
+        self._ts = itertools.count(1)
+        self._changed = asyncio.Event()
+        self._runner: web.AppRunner | None = None
+        self.port = 0
+
+    # -- set-up -----------------------------------------------------------------
+
+    async def start(self) -> FakeSlack:
+        app = web.Application()
+        app.router.add_route("*", "/api/{method}", self._api)
+        app.router.add_post("/response/{key}", self._response_url)
+        app.router.add_get("/socket", self._socket)
+        self._runner = web.AppRunner(app, access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        self.port = self._runner.addresses[0][1]
+        return self
+
+    async def close(self) -> None:
+        for socket in self.sockets:
+            await socket.close()
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    @property
+    def api_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/api/"
+
+    def response_url(self, key: str) -> str:
+        return f"http://127.0.0.1:{self.port}/response/{key}"
+
+    def add_user(
+        self, user_id: str, name: str, *, admin: bool = False, owner: bool = False
+    ) -> None:
+        self.users[user_id] = {
+            "id": user_id,
+            "team_id": TEAM,
+            "name": name.lower(),
+            "real_name": name,
+            "is_admin": admin,
+            "is_owner": owner,
+            "profile": {"display_name": name, "real_name": name},
+        }
+
+    def add_group(self, group_id: str, handle: str, members: list[str]) -> None:
+        self.groups[group_id] = {"id": group_id, "handle": handle, "users": list(members)}
+
+    def fail(
+        self, method: str, error: str, *, channel: str | None = None, times: int | None = None
+    ) -> None:
+        """Answer `method` (in `channel`, if given) with `error`, `times` times or for good."""
+        self._failures.append(_Failure(method, error, channel, times))
+
+    def rate_limit(self, method: str, *, times: int = 1, retry_after: int = 1) -> None:
+        """Answer the next `times` calls of `method` with HTTP 429 and Retry-After."""
+        self._rate_limits[method] = (times, retry_after)
+
+    # -- reading what happened ------------------------------------------------------
+
+    def calls_to(self, method: str, channel: str | None = None, *, ok: bool = True) -> list[Call]:
+        return [
+            call
+            for call in self.calls
+            if call.method == method
+            and (channel is None or call.channel == channel)
+            and (not ok or (call.status == 200 and call.error is None))
+        ]
+
+    def posts(self, channel: str | None = None) -> list[Call]:
+        return self.calls_to("chat.postMessage", channel)
+
+    def questions(self, channel: str | None = None) -> list[Call]:
+        return [call for call in self.posts(channel) if call.buttons()]
+
+    def ephemerals(self, user: str | None = None) -> list[Call]:
+        return [
+            call
+            for call in self.calls_to("chat.postEphemeral")
+            if user is None or call.params.get("user") == user
+        ]
+
+    def responses_to(self, key: str) -> list[dict[str, Any]]:
+        return [body for found, body in self.responses if found == key]
+
+    async def wait_for(
+        self, check: Callable[[], Any], within: float = 10.0, what: str = "a call"
+    ) -> Any:
+        """Wait until `check()` returns something truthy, and return it."""
+        deadline = time.monotonic() + within
+        while True:
+            result = check()
+            if result:
+                return result
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise AssertionError(f"timed out waiting for {what}")
+            self._changed.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._changed.wait(), min(remaining, 0.2))
+
+    def _record(self, call: Call) -> None:
+        self.calls.append(call)
+        self._changed.set()
+
+    # -- Socket Mode ------------------------------------------------------------------
+
+    async def send_envelope(self, kind: str, payload: dict[str, Any], *, retry: int = 0) -> str:
+        """Push an envelope (slash_commands, interactive) to the connected app."""
+        await asyncio.wait_for(self.socket_opened.wait(), 10)
+        envelope_id = str(uuid.uuid4())
+        envelope = {
+            "envelope_id": envelope_id,
+            "type": kind,
+            "accepts_response_payload": kind == "slash_commands",
+            "retry_attempt": retry,
+            "retry_reason": "timeout" if retry else "",
+            "payload": payload,
+        }
+        await self.sockets[-1].send_str(json.dumps(envelope))
+        return envelope_id
+
+    async def _socket(self, request: web.Request) -> web.WebSocketResponse:
+        socket = web.WebSocketResponse()
+        await socket.prepare(request)
+        self.sockets.append(socket)
+        await socket.send_str(
+            json.dumps(
+                {
+                    "type": "hello",
+                    "num_connections": len(self.sockets),
+                    "connection_info": {"app_id": "A0QUIZ"},
+                    "debug_info": {"host": "fake"},
+                }
+            )
+        )
+        self.socket_opened.set()
+        async for message in socket:
+            if message.type == aiohttp.WSMsgType.TEXT:
+                data = json.loads(message.data)
+                if "envelope_id" in data:
+                    self.acks[data["envelope_id"]] = data.get("payload") or {}
+                    self._changed.set()
+        return socket
+
+    # -- response_url -------------------------------------------------------------------
+
+    async def _response_url(self, request: web.Request) -> web.Response:
+        self.responses.append((request.match_info["key"], await request.json()))
+        self._changed.set()
+        return web.Response(text="ok")
+
+    # -- the Web API --------------------------------------------------------------------
+
+    async def _api(self, request: web.Request) -> web.Response:
+        method = request.match_info["method"]
+        params: dict[str, Any] = dict(request.query)
+        if request.method == "POST" and request.can_read_body:
+            if request.content_type == "application/json":
+                params.update(await request.json())
+            else:
+                params.update(dict(await request.post()))
+        auth = request.headers.get("Authorization", "")
+        token = auth.removeprefix("Bearer ") if auth.startswith("Bearer ") else None
+        token = token or params.pop("token", None)
+        call = Call(method, params, token)
+
+        limited = self._rate_limits.get(method)
+        if limited and limited[0] > 0:
+            self._rate_limits[method] = (limited[0] - 1, limited[1])
+            call.status = 429
+            self._record(call)
+            return web.json_response(
+                {"ok": False, "error": "ratelimited"},
+                status=429,
+                headers={"Retry-After": str(limited[1])},
+            )
+        error = self._injected_error(method, call.channel)
+        if error is None:
+            wanted = APP_TOKEN if method == "apps.connections.open" else BOT_TOKEN
+            if token != wanted:
+                error = "invalid_auth"
+        if error is not None:
+            call.error = error
+            self._record(call)
+            return web.json_response({"ok": False, "error": error})
+        body = self._answer(method, params)
+        call.result = body
+        if not body.get("ok"):
+            call.error = str(body.get("error"))
+        self._record(call)
+        return web.json_response(body)
+
+    def _injected_error(self, method: str, channel: str | None) -> str | None:
+        for failure in self._failures:
+            if failure.method != method or failure.remaining == 0:
+                continue
+            if failure.channel is not None and failure.channel != channel:
+                continue
+            if failure.remaining is not None:
+                failure.remaining -= 1
+            return failure.error
+        return None
+
+    def _answer(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        if method == "auth.test":
+            return {
+                "ok": True,
+                "team_id": TEAM,
+                "team": "Fake",
+                "user_id": BOT_USER,
+                "user": "quizmaster",
+                "bot_id": "B0BOT",
+                "url": "https://fake.slack.com/",
+            }
+        if method == "apps.connections.open":
+            return {"ok": True, "url": f"ws://127.0.0.1:{self.port}/socket"}
+        if method == "chat.postMessage":
+            number = next(self._ts)
+            ts = f"{1_700_000_000 + number}.{number:06d}"
+            self._messages[(str(params["channel"]), ts)] = params
+            return {"ok": True, "channel": params["channel"], "ts": ts, "message": {"ts": ts}}
+        if method == "chat.update":
+            key = (str(params.get("channel")), str(params.get("ts")))
+            if key not in self._messages:
+                return {"ok": False, "error": "message_not_found"}
+            self._messages[key] = params
+            return {"ok": True, "channel": key[0], "ts": key[1]}
+        if method == "chat.postEphemeral":
+            return {"ok": True, "message_ts": f"{time.time():.6f}"}
+        if method == "users.info":
+            user = self.users.get(str(params.get("user")))
+            return {"ok": True, "user": user} if user else {"ok": False, "error": "user_not_found"}
+        if method == "usergroups.list":
+            groups = [{"id": g["id"], "handle": g["handle"]} for g in self.groups.values()]
+            return {"ok": True, "usergroups": groups}
+        if method == "usergroups.users.list":
+            group = self.groups.get(str(params.get("usergroup")))
+            if group is None:
+                return {"ok": False, "error": "no_such_subteam"}
+            return {"ok": True, "users": group["users"]}
+        return {"ok": False, "error": "unknown_method"}
+
+
+# -- what Slack sends to the app ------------------------------------------------------
+
+
+def slash_payload(
+    text: str, *, user: str, channel: str, response_url: str, team: str = TEAM
+) -> dict[str, str]:
+    return {
+        "token": "legacy-verification-token",
+        "team_id": team,
+        "team_domain": "fake",
+        "channel_id": channel,
+        "channel_name": "quiz",
+        "user_id": user,
+        "user_name": user.lower(),
+        "command": "/quiz",
+        "text": text,
+        "api_app_id": "A0QUIZ",
+        "response_url": response_url,
+        "trigger_id": f"trigger-{uuid.uuid4().hex[:8]}",
+    }
+
+
+def click_payload(
+    value: str,
+    label: str,
+    *,
+    user: str,
+    channel: str,
+    message_ts: str,
+    response_url: str,
+    team: str = TEAM,
+) -> dict[str, Any]:
+    return {
+        "type": "block_actions",
+        "team": {"id": team, "domain": "fake"},
+        "user": {"id": user, "username": user.lower(), "name": user.lower(), "team_id": team},
+        "api_app_id": "A0QUIZ",
+        "token": "legacy-verification-token",
+        "container": {
+            "type": "message",
+            "message_ts": message_ts,
+            "channel_id": channel,
+            "is_ephemeral": False,
+        },
+        "trigger_id": f"trigger-{uuid.uuid4().hex[:8]}",
+        "channel": {"id": channel, "name": "quiz"},
+        "message": {"type": "message", "ts": message_ts, "user": BOT_USER, "text": "question"},
+        "response_url": response_url,
+        "actions": [
+            {
+                "type": "button",
+                "action_id": value,
+                "block_id": "answers",
+                "value": value,
+                "text": {"type": "plain_text", "text": label},
+                "action_ts": f"{time.time():.6f}",
+            }
+        ],
+    }
+
+
+class SignedSender:
+    """Posts to Bolt's /slack/events with Slack's request signature."""
+
+    def __init__(self, url: str, secret: str = SIGNING_SECRET) -> None:
+        self.url = url
+        self.verifier = SignatureVerifier(secret)
+        self.session = aiohttp.ClientSession()
+
+    async def close(self) -> None:
+        await self.session.close()
+
+    async def post(
+        self,
+        body: str,
+        *,
+        timestamp: int | None = None,
+        retry: int | None = None,
+        signature: str | None = None,
+    ) -> tuple[int, str]:
+        stamp = str(int(time.time()) if timestamp is None else timestamp)
+        headers = {
+            "Content-Type": "application/x-www-form-urlencoded",
+            "X-Slack-Request-Timestamp": stamp,
+            "X-Slack-Signature": signature
+            or self.verifier.generate_signature(timestamp=stamp, body=body),
+        }
+        if retry is not None:
+            headers["X-Slack-Retry-Num"] = str(retry)
+            headers["X-Slack-Retry-Reason"] = "http_timeout"
+        async with self.session.post(self.url, data=body.encode(), headers=headers) as response:
+            return response.status, await response.text()
+
+    async def slash(self, payload: dict[str, str], **options: Any) -> tuple[int, str]:
+        return await self.post(urlencode(payload), **options)
+
+    async def click(self, payload: dict[str, Any], **options: Any) -> tuple[int, str]:
+        return await self.post(urlencode({"payload": json.dumps(payload)}), **options)
+
+
+_OPTION = re.compile(r"^([A-E])\. (.+)$", re.MULTILINE)
+
+
+def shown_options(call: Call) -> dict[str, str]:
+    """Letter → option text, from a posted question's plain text fallback."""
+    return dict(_OPTION.findall(call.text))

@@ -1,0 +1,593 @@
+"""The Slack adapter: the real slack-bolt app against a local fake Slack
+(tests/fakes/fake_slack.py), over signed HTTP requests and over Socket Mode."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import html
+import random
+import re
+import socket
+import time
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AsyncExitStack
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from bot.adapters.slack_blocks import blocks, escape
+from bot.adapters.slack_pacing import ChannelPacer
+from bot.adapters.slack_platform import SlackPlatform
+from bot.chat import Button, ButtonStyle, OutMessage
+from bot.clock import SystemClock
+from bot.config import Settings
+from bot.platforms import StartError
+from bot.quiz.bank import Catalog, Question
+from bot.quiz.service import QuizService
+from bot.storage.db import create_engine
+from bot.storage.repository import Repository
+from tests.conftest import ROOT
+from tests.fakes.fake_slack import (
+    APP_TOKEN,
+    BOT_TOKEN,
+    SIGNING_SECRET,
+    Call,
+    FakeSlack,
+    SignedSender,
+    click_payload,
+    shown_options,
+    slash_payload,
+)
+
+CHANNEL = "C0QUIZ"
+OTHER = "C0OTHER"
+ADMIN, MEMBER, HOST, MOD = "U0ADMIN", "U0MEMBER", "U0HOST", "U0MOD"
+PLAYERS = [f"U1P{n:02d}" for n in range(30)]
+
+
+# -- harness ---------------------------------------------------------------------
+
+
+@dataclass
+class Slack:
+    """People in a Slack workspace, using the bot through the fake Slack."""
+
+    fake: FakeSlack
+    platform: SlackPlatform
+    service: QuizService
+    repository: Repository
+    catalog: Catalog
+    sender: SignedSender | None  # None: Socket Mode
+
+    async def deliver_command(self, text: str, user: str, channel: str, key: str) -> None:
+        payload = slash_payload(
+            text, user=user, channel=channel, response_url=self.fake.response_url(key)
+        )
+        if self.sender is None:
+            envelope = await self.fake.send_envelope("slash_commands", payload)
+            await self.fake.wait_for(lambda: envelope in self.fake.acks, what="the command ack")
+        else:
+            status, _ = await self.sender.slash(payload)
+            assert status == 200
+
+    async def command(self, text: str, user: str = ADMIN, channel: str = CHANNEL) -> Reply:
+        """`/quiz <text>`; returns the reply Slack received on the response_url."""
+        key = uuid.uuid4().hex
+        await self.deliver_command(text, user, channel, key)
+        [body] = await self.fake.wait_for(
+            lambda: self.fake.responses_to(key), what=f"a reply to /quiz {text}"
+        )
+        return Reply(body)
+
+    def click_body(self, question: Call, letter: str, user: str) -> dict[str, Any]:
+        value = question.buttons()[letter]
+        return click_payload(
+            value,
+            letter,
+            user=user,
+            channel=str(question.channel),
+            message_ts=self.ts_of(question),
+            response_url=self.fake.response_url(f"click-{uuid.uuid4().hex}"),
+        )
+
+    async def click(self, question: Call, letter: str, user: str, **options: Any) -> int:
+        body = self.click_body(question, letter, user)
+        if self.sender is None:
+            envelope = await self.fake.send_envelope("interactive", body)
+            await self.fake.wait_for(lambda: envelope in self.fake.acks, what="the click ack")
+            return 200
+        status, _ = await self.sender.click(body, **options)
+        return status
+
+    def ts_of(self, question: Call) -> str:
+        """The ts Slack gave a posted message."""
+        return str(question.result["ts"])
+
+    async def next_question(self, channel: str = CHANNEL, after: int = 0) -> Call:
+        found = await self.fake.wait_for(
+            lambda: self.fake.questions(channel)[after:], what="a question post"
+        )
+        return found[0]  # type: ignore[no-any-return]
+
+    async def reveal_of(self, question: Call) -> Call:
+        ts = self.ts_of(question)
+        found = await self.fake.wait_for(
+            lambda: [c for c in self.fake.calls_to("chat.update") if c.params.get("ts") == ts],
+            what="the reveal",
+        )
+        return found[-1]  # type: ignore[no-any-return]
+
+    def question_of(self, call: Call) -> Question:
+        matches = [
+            question
+            for question_id in self.catalog.pool()
+            if (question := self.catalog.question(question_id)) is not None
+            and question.prompt in call.text
+        ]
+        assert len(matches) == 1
+        return matches[0]
+
+    def letter(self, call: Call, *, correct: bool) -> str:
+        question = self.question_of(call)
+        right = question.options[question.answer_index]
+        for letter, text in shown_options(call).items():
+            if (text == right) == correct:
+                return letter
+        raise AssertionError("no such option")
+
+    async def answers_to(self, question: Call) -> int:
+        post_id = int(next(iter(question.buttons().values())).split(":")[2])
+        return await self.repository.answer_count(post_id)
+
+
+@dataclass
+class Reply:
+    body: dict[str, Any]
+
+    @property
+    def text(self) -> str:
+        return html.unescape(str(self.body.get("text", "")))
+
+    @property
+    def private(self) -> bool:
+        return self.body.get("response_type") == "ephemeral"
+
+
+def settings_for(fake: FakeSlack, *, socket: bool, **extra: Any) -> Settings:
+    values: dict[str, Any] = {
+        "slack_bot_token": BOT_TOKEN,
+        "slack_api_url": fake.api_url,
+        "slack_host": "127.0.0.1",
+        "slack_port": 0,
+        "slack_moderators": [MOD],
+    }
+    values["slack_app_token" if socket else "slack_signing_secret"] = (
+        APP_TOKEN if socket else SIGNING_SECRET
+    )
+    values.update(extra)
+    return Settings(_env_file=None, **values)  # type: ignore[call-arg]
+
+
+def workspace(fake: FakeSlack) -> None:
+    fake.add_user(ADMIN, "Ada", admin=True)
+    fake.add_user(MEMBER, "Max")
+    fake.add_user(HOST, "Hana")
+    fake.add_user(MOD, "Mo")
+    for number, player in enumerate(PLAYERS):
+        fake.add_user(player, f"Player {number}")
+    fake.add_group("S0HOSTS", "quiz-hosts", [HOST])
+
+
+@pytest.fixture
+async def fake() -> AsyncIterator[FakeSlack]:
+    made = await FakeSlack().start()
+    workspace(made)
+    yield made
+    await made.close()
+
+
+MakeSlack = Callable[..., Awaitable[Slack]]
+
+
+@pytest.fixture
+async def make_slack(
+    fake: FakeSlack, catalog: Catalog, tmp_path: Path, _templates: Any
+) -> AsyncIterator[MakeSlack]:
+    """Starts the real Slack platform (HTTP or Socket Mode) on a fresh SQLite
+    database with the real clock and the timer loop running."""
+    async with AsyncExitStack() as stack:
+
+        async def make(*, socket: bool = False) -> Slack:
+            path = await _templates.sqlite_copy(tmp_path / f"{uuid.uuid4().hex}.db")
+            engine = create_engine(f"sqlite+aiosqlite:///{path}")
+            stack.push_async_callback(engine.dispose)
+            repository = Repository(engine)
+            service = QuizService(repository, catalog, SystemClock(), rng=random.Random(5))
+            platform = SlackPlatform(settings_for(fake, socket=socket), service)
+            service.register(platform.adapter)
+            await platform.start()
+            stack.push_async_callback(platform.close)
+            timers = asyncio.create_task(service.run_timers())
+
+            async def stop_timers() -> None:
+                service.shutdown()
+                timers.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await timers
+
+            stack.push_async_callback(stop_timers)
+            sender = None
+            if not socket:
+                sender = SignedSender(f"http://127.0.0.1:{platform.port}/slack/events")
+                stack.push_async_callback(sender.close)
+            return Slack(fake, platform, service, repository, catalog, sender)
+
+        yield make
+
+
+# -- HTTP mode end to end ---------------------------------------------------------
+
+
+async def test_http_live_quiz_posts_reveals_scores_and_counts_each_click_once(
+    make_slack: MakeSlack,
+) -> None:
+    slack = await make_slack()
+    fake = slack.fake
+    assert slack.platform.adapter.connected
+
+    started = await slack.command("start 2 2")
+    assert started.private and started.text.startswith("Starting a quiz: 2 questions")
+
+    first = await slack.next_question()
+    assert set(first.buttons()) == {"A", "B", "C", "D"}
+    assert "A. " in first.text and "Question 1/2" in first.text  # the plain fallback
+    assert [b["type"] for b in first.blocks][:2] == ["header", "section"]
+
+    # 30 members click at once; each gets a private confirmation.
+    began = time.monotonic()
+    statuses = await asyncio.gather(
+        *(slack.click(first, "ABCD"[n % 4], player) for n, player in enumerate(PLAYERS))
+    )
+    assert statuses == [200] * 30
+    await fake.wait_for(
+        lambda: (
+            len({c.params["user"] for c in fake.ephemerals() if c.params["user"] in PLAYERS}) == 30
+        ),
+        what="30 ephemerals",
+    )
+    elapsed = time.monotonic() - began
+    print(f"30 parallel clicks answered privately in {elapsed:.2f} s")
+    assert all("Locked in" in c.text for c in fake.ephemerals())
+    assert await slack.answers_to(first) == 30
+
+    reveal = await slack.reveal_of(first)
+    assert "(closed)" in reveal.text and "Answer: " in reveal.text
+    assert "30 answers" in reveal.text
+    assert slack.question_of(first).explanation in reveal.text
+    assert "█" in reveal.text or "░" in reveal.text  # the distribution bars
+    assert not [b for b in reveal.blocks if b["type"] == "actions"]  # no more buttons
+
+    # A double click, and a click Slack delivers again with X-Slack-Retry-Num.
+    second = await slack.next_question(after=1)
+    double = await asyncio.gather(
+        slack.click(second, "A", MEMBER), slack.click(second, "A", MEMBER)
+    )
+    assert double == [200, 200]
+    assert await slack.click(second, "B", HOST) == 200
+    assert await slack.click(second, "B", HOST, retry=1) == 200
+    replies = await fake.wait_for(
+        lambda: len(fake.ephemerals(MEMBER)) == 2 and fake.ephemerals(MEMBER),
+        what="two replies to the double click",
+    )
+    texts = sorted(call.text for call in replies)
+    assert texts[0].startswith("Locked in A")
+    assert texts[1].startswith("You already answered A")
+    assert await slack.answers_to(second) == 2
+
+    second_reveal = await slack.reveal_of(second)
+    assert "2 answers" in second_reveal.text
+    scores = await fake.wait_for(
+        lambda: [c for c in fake.posts(CHANNEL) if "Quiz over" in c.text], what="the scoreboard"
+    )
+    assert "players" in scores[0].text or "player" in scores[0].text
+
+
+async def test_bad_signatures_and_stale_timestamps_get_401_and_change_nothing(
+    make_slack: MakeSlack,
+) -> None:
+    slack = await make_slack()
+    fake = slack.fake
+    assert slack.sender is not None
+    start = slash_payload(
+        "start 1 30", user=ADMIN, channel=CHANNEL, response_url=fake.response_url("forged")
+    )
+    forged, _ = await slack.sender.slash(start, signature="v0=" + "0" * 64)
+    stale, _ = await slack.sender.slash(start, timestamp=int(time.time()) - 6 * 60)
+    assert (forged, stale) == (401, 401)
+    await asyncio.sleep(0.3)
+    assert fake.posts() == [] and fake.responses == []
+
+    await slack.command("start 1 30")
+    question = await slack.next_question()
+    click = slack.click_body(question, "A", MEMBER)
+    assert (await slack.sender.click(click, signature="v0=" + "1" * 64))[0] == 401
+    assert (await slack.sender.click(click, timestamp=int(time.time()) - 301))[0] == 401
+    await asyncio.sleep(0.3)
+    assert fake.ephemerals(MEMBER) == []
+    assert await slack.answers_to(question) == 0
+    assert (await slack.sender.click(click))[0] == 200
+    await fake.wait_for(lambda: fake.ephemerals(MEMBER), what="the reply to a signed click")
+    assert await slack.answers_to(question) == 1
+    await slack.command("stop")
+
+
+# -- Socket Mode ---------------------------------------------------------------------
+
+
+async def test_socket_mode_plays_a_quiz_through_envelopes_and_acks_each(
+    make_slack: MakeSlack,
+) -> None:
+    slack = await make_slack(socket=True)
+    fake = slack.fake
+    assert slack.platform.adapter.connected
+    assert fake.calls_to("apps.connections.open")[0].token == APP_TOKEN
+
+    refused = await slack.command("start 1 30", user=MEMBER)
+    assert refused.private and refused.text.startswith("Only moderators can start a quiz")
+    assert fake.posts() == []
+
+    started = await slack.command("start 1 30")
+    assert started.text.startswith("Starting a quiz: 1 question")
+    question = await slack.next_question()
+    players = PLAYERS[:5]
+    envelopes = await asyncio.gather(
+        *(fake.send_envelope("interactive", slack.click_body(question, "C", p)) for p in players)
+    )
+    # The same click delivered twice (Slack retries envelopes it thinks were lost).
+    again = slack.click_body(question, "D", players[0])
+    envelopes.append(await fake.send_envelope("interactive", again, retry=1))
+    await fake.wait_for(lambda: all(e in fake.acks for e in envelopes), what="every ack")
+    await fake.wait_for(lambda: len(fake.ephemerals()) == 6, what="six private replies")
+    assert sorted(c.text[:11] for c in fake.ephemerals(players[0])) == [
+        "Locked in C",
+        "You already",
+    ]
+    assert await slack.answers_to(question) == 5
+
+    stopped = await slack.command("stop")
+    assert stopped.text == "Quiz stopped."
+    reveal = await slack.reveal_of(question)
+    assert "5 answers" in reveal.text
+    await fake.wait_for(
+        lambda: [c for c in fake.posts(CHANNEL) if "Quiz stopped" in c.text], what="scores"
+    )
+    await slack.platform.close()
+    assert not slack.platform.adapter.connected  # timers skip Slack; /healthz says so
+
+
+# -- moderators, faults, scores --------------------------------------------------------
+
+
+async def test_moderators_are_admins_listed_users_and_members_of_the_group(
+    make_slack: MakeSlack,
+) -> None:
+    slack = await make_slack()
+    refused = await slack.command("config show", user=MEMBER)
+    assert refused.private and refused.text.startswith("Only moderators can change")
+    assert (await slack.command("stop", user=MOD)).text.startswith("No quiz is running")
+    assert (await slack.command("config show", user=HOST)).text.startswith("Only moderators")
+
+    # Typed as @quiz-hosts, Slack escapes the group as <!subteam^ID|@handle>.
+    saved = await slack.command("config set moderator-group <!subteam^S0HOSTS|@quiz-hosts>")
+    assert "Moderator role/group: quiz-hosts" in saved.text
+    assert "Moderator role/group: quiz-hosts" in (await slack.command("config", user=HOST)).text
+    still = await slack.command("skip", user=MEMBER)
+    assert still.text.startswith("Only moderators can skip") and "quiz-hosts" in still.text
+    assert slack.fake.calls_to("usergroups.users.list")[0].params["usergroup"] == "S0HOSTS"
+
+
+async def test_a_429_on_posting_is_retried_and_nothing_is_lost(make_slack: MakeSlack) -> None:
+    slack = await make_slack()
+    slack.fake.rate_limit("chat.postMessage", times=1, retry_after=1)
+    started = await slack.command("start 1 30")
+    assert started.text.startswith("Starting a quiz")
+    question = await slack.next_question()
+    attempts = slack.fake.calls_to("chat.postMessage", CHANNEL, ok=False)
+    assert [call.status for call in attempts] == [429, 200]
+    assert attempts[1].at - attempts[0].at >= 1.0  # waited for Retry-After
+    assert len(slack.fake.questions()) == 1
+    await slack.click(question, "A", MEMBER)
+    await slack.fake.wait_for(lambda: slack.fake.ephemerals(MEMBER), what="the click reply")
+    await slack.command("stop")
+
+
+async def test_a_channel_slack_refuses_is_reported_and_others_carry_on(
+    make_slack: MakeSlack,
+) -> None:
+    slack = await make_slack()
+    slack.fake.fail("chat.postMessage", "channel_not_found", channel=OTHER)
+    refused = await slack.command("start 1 30", channel=OTHER)
+    assert refused.private
+    assert refused.text.startswith("I can't post in this channel (channel_not_found)")
+    shown = await slack.command("config show", channel=OTHER)
+    assert "My last post here failed: channel_not_found" in shown.text
+
+    assert (await slack.command("start 1 30")).text.startswith("Starting a quiz")
+    await slack.next_question(CHANNEL)
+    assert "failed" not in (await slack.command("config show")).text
+    assert (await slack.command("start 1 30", channel=OTHER)).text.startswith("I can't post")
+    await slack.command("stop")
+
+
+async def _play_one(slack: Slack, right: list[str], wrong: list[str]) -> Call:
+    await slack.command("start 1 60")
+    question = await slack.next_question(after=len(slack.fake.questions(CHANNEL)) - 1)
+    for user in right:
+        await slack.click(question, slack.letter(question, correct=True), user)
+    for user in wrong:
+        await slack.click(question, slack.letter(question, correct=False), user)
+    await slack.fake.wait_for(
+        lambda: len(slack.fake.ephemerals()) >= len(right) + len(wrong), what="replies"
+    )
+    return question
+
+
+async def test_leaderboard_is_public_and_stats_mention_members_in_order(
+    make_slack: MakeSlack,
+) -> None:
+    slack = await make_slack()
+    question = await _play_one(slack, right=[HOST, MOD], wrong=[MEMBER])
+    await slack.command("stop")
+    reveal = await slack.reveal_of(question)
+    assert f"First correct: <@{HOST}>" in reveal.text
+
+    board = await slack.command("leaderboard channel all", user=MEMBER)
+    assert board.body["response_type"] == "in_channel"
+    text = board.text
+    assert text.index(f"<@{HOST}>") < text.index(f"<@{MOD}>") < text.index(f"<@{MEMBER}>")
+    stats = await slack.command(f"stats <@{HOST}|hana>", user=MEMBER)
+    assert stats.private and stats.text.startswith(f"Stats for <@{HOST}>")
+    assert "Correct: 1 (100%)" in stats.text
+    mine = await slack.command("stats", user=MEMBER)
+    assert mine.text.startswith(f"Stats for <@{MEMBER}>") and "Correct: 0" in mine.text
+
+
+async def test_with_mentions_off_channel_posts_use_display_names(make_slack: MakeSlack) -> None:
+    slack = await make_slack()
+    saved = await slack.command("config set mentions off")
+    assert "Mentions in channel posts: off" in saved.text
+    question = await _play_one(slack, right=[HOST], wrong=[MEMBER])
+    await slack.command("stop")
+    reveal = await slack.reveal_of(question)
+    assert "First correct: Hana" in reveal.text and "<@" not in reveal.text
+    scores = await slack.fake.wait_for(
+        lambda: [c for c in slack.fake.posts(CHANNEL) if "Quiz stopped" in c.text], what="scores"
+    )
+    assert "Hana" in scores[0].text and "Max" in scores[0].text
+    assert "<@" not in scores[0].text
+    board = await slack.command("leaderboard all")
+    assert board.text.index("Hana") < board.text.index("Max")
+
+
+async def test_malformed_commands_get_a_private_usage_message(make_slack: MakeSlack) -> None:
+    slack = await make_slack()
+    unknown = await slack.command("frobnicate", user=MEMBER)
+    assert unknown.private and "unknown command `frobnicate`" in unknown.text
+    assert "Usage: `/quiz start" in unknown.text
+    bad = await slack.command("start 5 30 colour=blue")
+    assert bad.private and "unknown option `colour=blue`" in bad.text
+    assert slack.fake.posts() == []
+
+
+async def test_a_rejected_bot_token_stops_start_up_without_showing_it(
+    fake: FakeSlack, catalog: Catalog, tmp_path: Path
+) -> None:
+    settings = settings_for(fake, socket=False, slack_bot_token="xoxb-wrong-token")
+    engine = create_engine(f"sqlite+aiosqlite:///{tmp_path / 'quiz.db'}")
+    service = QuizService(Repository(engine), catalog, SystemClock())
+    with pytest.raises(StartError) as raised:
+        await SlackPlatform(settings, service).start()
+    await engine.dispose()
+    assert "invalid_auth" in str(raised.value)
+    assert "xoxb-wrong-token" not in str(raised.value)
+    assert not fake.calls_to("chat.postMessage")
+
+
+async def test_a_taken_port_or_a_rejected_app_token_stops_start_up_clearly(
+    fake: FakeSlack, catalog: Catalog, tmp_path: Path
+) -> None:
+    engine = create_engine(f"sqlite+aiosqlite:///{tmp_path / 'quiz.db'}")
+    service = QuizService(Repository(engine), catalog, SystemClock())
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        busy = SlackPlatform(settings_for(fake, socket=False, slack_port=port), service)
+        with pytest.raises(StartError, match=f"cannot listen on 127.0.0.1:{port}"):
+            await busy.start()
+    assert not busy.adapter.connected
+    wrong = settings_for(fake, socket=True, slack_app_token="xapp-wrong")
+    with pytest.raises(StartError, match=r"rejected SLACK_APP_TOKEN \(invalid_auth\)") as raised:
+        await SlackPlatform(wrong, service).start()
+    assert "xapp-wrong" not in str(raised.value)
+    await engine.dispose()
+
+
+# -- small parts -------------------------------------------------------------------------
+
+
+def test_question_blocks_have_letters_a_closing_time_and_escaped_text() -> None:
+    deadline = datetime(2026, 3, 2, 9, 0, 30, tzinfo=UTC)
+    message = OutMessage(
+        text="Is 1 < 2 & 3 > 2? <@U1>",
+        title="Bank · Question 1/2",
+        body="Is 1 < 2? ask <@U1>\n\n**A.** Yes\n**B.** No",
+        buttons=(Button("qm:a:7:0", "A"), Button("qm:a:7:1", "B", ButtonStyle.SUCCESS)),
+        footer="30 seconds to answer",
+        deadline=deadline,
+    )
+    made = blocks(message)
+    assert [block["type"] for block in made] == ["header", "section", "context", "actions"]
+    assert made[1]["text"]["text"] == "Is 1 &lt; 2? ask <@U1>\n\n*A.* Yes\n*B.* No"
+    closes = made[2]["elements"][1]["text"]
+    assert closes.startswith(f"Closes <!date^{int(deadline.timestamp())}^")
+    assert closes.endswith("|2026-03-02 09:00:30 UTC>")
+    buttons = made[3]["elements"]
+    assert [b["action_id"] for b in buttons] == ["qm:a:7:0", "qm:a:7:1"]
+    assert [b["value"] for b in buttons] == ["qm:a:7:0", "qm:a:7:1"]
+    assert buttons[1]["style"] == "primary" and "style" not in buttons[0]
+    assert escape(message.text) == "Is 1 &lt; 2 &amp; 3 &gt; 2? <@U1>"
+    closed = OutMessage(text="x", body="y", buttons=(Button("qm:a:7:0", "A", disabled=True),))
+    assert [block["type"] for block in blocks(closed)] == ["section"]
+
+
+async def test_pacing_spaces_posts_in_one_channel_but_not_across_channels() -> None:
+    pacer = ChannelPacer(rate=10.0, burst=2)
+    began = time.monotonic()
+    times: dict[str, list[float]] = {"a": [], "b": []}
+
+    async def post(channel: str) -> None:
+        await pacer.wait(channel)
+        times[channel].append(time.monotonic() - began)
+
+    await asyncio.gather(*(post("a") for _ in range(6)), post("b"))
+    assert times["b"][0] < 0.05  # another channel never waits
+    assert times["a"][1] < 0.05  # a short burst goes at once
+    assert times["a"][-1] >= 0.35  # then about one per 1/rate seconds
+    gaps = [later - earlier for earlier, later in zip(times["a"][1:], times["a"][2:], strict=False)]
+    assert all(gap >= 0.08 for gap in gaps)
+
+
+def test_the_manifest_declares_the_command_scopes_interactivity_and_socket_mode() -> None:
+    manifest = yaml.safe_load((ROOT / "slack-app-manifest.yml").read_text())
+    features = manifest["features"]
+    assert features["bot_user"]["display_name"]
+    [command] = features["slash_commands"]
+    assert command["command"] == "/quiz" and command["should_escape"] is True
+    assert command["usage_hint"].startswith("start")
+    scopes = set(manifest["oauth_config"]["scopes"]["bot"])
+    assert "commands" in scopes
+    # Every Web API method the adapter calls, and the bot scope it needs.
+    needs = {
+        "auth_test": None,
+        "apps_connections_open": None,  # the app-level token's connections:write
+        "chat_postMessage": "chat:write",
+        "chat_update": "chat:write",
+        "chat_postEphemeral": "chat:write",
+        "users_info": "users:read",
+        "usergroups_list": "usergroups:read",
+        "usergroups_users_list": "usergroups:read",
+    }
+    source = "".join(path.read_text() for path in (ROOT / "bot/adapters").glob("slack_*.py"))
+    called = set(re.findall(r"client\.(\w+)\(", source))
+    assert called and called <= set(needs), called - set(needs)
+    assert {needs[method] for method in called} - {None} <= scopes
+    settings = manifest["settings"]
+    assert settings["interactivity"]["is_enabled"] is True
+    assert settings["socket_mode_enabled"] is True
