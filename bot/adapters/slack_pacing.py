@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 
 class _Bucket:
@@ -23,10 +23,12 @@ class ChannelPacer:
         rate: float = 1.0,
         burst: int = 3,
         clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
         self.rate = rate
         self.burst = burst
         self.clock = clock
+        self.sleep = sleep
         self._buckets: dict[str, _Bucket] = {}
 
     async def wait(self, channel: str) -> None:
@@ -44,4 +46,4 @@ class ChannelPacer:
                 if bucket.tokens >= 1.0:
                     bucket.tokens -= 1.0
                     return
-                await asyncio.sleep((1.0 - bucket.tokens) / self.rate)
+                await self.sleep((1.0 - bucket.tokens) / self.rate)
