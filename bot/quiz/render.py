@@ -291,8 +291,8 @@ def not_moderator(action: str, moderator_role: str | None = None) -> OutMessage:
 
 def cannot_post(problem: str) -> OutMessage:
     return private(
-        f"I can't post in this channel ({problem}). Check that I'm a member here and "
-        "may send messages and embeds, then try again."
+        f"I can't post in this channel ({problem}). Check that I'm in this channel and "
+        "allowed to post here, then try again."
     )
 
 
