@@ -13,6 +13,8 @@ import discord
 from discord import app_commands
 
 from bot.quiz.bank import Catalog
+from bot.quiz.render import COMMAND_DESCRIPTIONS as COMMANDS
+from bot.quiz.render import OPTION_DESCRIPTIONS as OPTIONS
 from bot.quiz.rules import MAX_QUESTIONS, MAX_SECONDS, MIN_QUESTIONS, MIN_SECONDS
 
 Runner = Callable[[discord.Interaction[Any], str, dict[str, str]], Awaitable[None]]
@@ -31,11 +33,11 @@ def quiz_group(run: Runner, catalog: Callable[[], Catalog]) -> app_commands.Grou
     # default_member_permissions, so members keep stats, leaderboard and help.
     quiz = app_commands.Group(
         name="quiz",
-        description="Multiple-choice quizzes in this channel",
+        description=COMMANDS["quiz"],
         guild_only=True,
         allowed_contexts=app_commands.AppCommandContext(guild=True),
     )
-    config = app_commands.Group(name="config", description="Channel settings", parent=quiz)
+    config = app_commands.Group(name="config", description=COMMANDS["config"], parent=quiz)
 
     async def banks(_interaction: discord.Interaction[Any], current: str) -> list[Any]:
         return _matching(sorted(catalog().banks), current)
@@ -43,12 +45,12 @@ def quiz_group(run: Runner, catalog: Callable[[], Catalog]) -> app_commands.Grou
     async def tags(_interaction: discord.Interaction[Any], current: str) -> list[Any]:
         return _matching(catalog().tags(), current)
 
-    @quiz.command(name="start", description="Start a live quiz here (moderators)")
+    @quiz.command(name="start", description=COMMANDS["start"])
     @app_commands.describe(
-        questions=f"How many questions ({MIN_QUESTIONS}–{MAX_QUESTIONS}, default 5)",
-        seconds=f"Seconds per question ({MIN_SECONDS}–{MAX_SECONDS}, default 30)",
-        bank="Question bank to draw from",
-        tag="Only questions with this tag",
+        questions=OPTIONS["questions"],
+        seconds=OPTIONS["seconds"],
+        bank=OPTIONS["bank"],
+        tag=OPTIONS["tag"],
     )
     @app_commands.autocomplete(bank=banks, tag=tags)
     async def start(
@@ -61,16 +63,16 @@ def quiz_group(run: Runner, catalog: Callable[[], Catalog]) -> app_commands.Grou
         given = {"questions": questions, "seconds": seconds, "bank": bank, "tag": tag}
         await run(interaction, "start", {k: str(v) for k, v in given.items() if v is not None})
 
-    @quiz.command(name="stop", description="End the quiz now and post the scores (moderators)")
+    @quiz.command(name="stop", description=COMMANDS["stop"])
     async def stop(interaction: discord.Interaction[Any]) -> None:
         await run(interaction, "stop", {})
 
-    @quiz.command(name="skip", description="Reveal the open question now (moderators)")
+    @quiz.command(name="skip", description=COMMANDS["skip"])
     async def skip(interaction: discord.Interaction[Any]) -> None:
         await run(interaction, "skip", {})
 
-    @quiz.command(name="leaderboard", description="The top ten, for everyone to see")
-    @app_commands.describe(scope="This channel or the whole server", period="Which period")
+    @quiz.command(name="leaderboard", description=COMMANDS["leaderboard"])
+    @app_commands.describe(scope=OPTIONS["scope"], period=OPTIONS["period"])
     async def leaderboard(
         interaction: discord.Interaction[Any],
         scope: Literal["channel", "server"] = "channel",
@@ -78,29 +80,29 @@ def quiz_group(run: Runner, catalog: Callable[[], Catalog]) -> app_commands.Grou
     ) -> None:
         await run(interaction, "leaderboard", {"scope": scope, "period": period})
 
-    @quiz.command(name="stats", description="Answers, accuracy, points and streaks")
-    @app_commands.describe(user="Whose stats (default: yours)")
+    @quiz.command(name="stats", description=COMMANDS["stats"])
+    @app_commands.describe(user=OPTIONS["user"])
     async def stats(
         interaction: discord.Interaction[Any], user: discord.User | None = None
     ) -> None:
         await run(interaction, "stats", {"user": str(user.id)} if user else {})
 
-    @quiz.command(name="forget-me", description="Delete your answers and stats")
+    @quiz.command(name="forget-me", description=COMMANDS["forget-me"])
     async def forget_me(interaction: discord.Interaction[Any]) -> None:
         await run(interaction, "forget-me", {})
 
-    @quiz.command(name="help", description="How the quiz works")
+    @quiz.command(name="help", description=COMMANDS["help"])
     async def help_(interaction: discord.Interaction[Any]) -> None:
         await run(interaction, "help", {})
 
-    @config.command(name="show", description="Show this channel's settings")
+    @config.command(name="show", description=COMMANDS["config show"])
     async def show(interaction: discord.Interaction[Any]) -> None:
         await run(interaction, "config", {})
 
-    @config.command(name="set", description="Change a channel setting (moderators)")
+    @config.command(name="set", description=COMMANDS["config set"])
     @app_commands.describe(
-        setting="Which setting",
-        value="Role name or id (`none` clears it), on/off, or a time zone like Europe/Berlin",
+        setting=OPTIONS["setting"],
+        value=OPTIONS["value"],
     )
     async def set_(
         interaction: discord.Interaction[Any],

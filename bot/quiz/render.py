@@ -428,6 +428,33 @@ moderator-role, mentions on|off, timezone
 Scoring: 10 points for a correct answer, plus up to 5 for speed in a live quiz."""
 
 
+# What the platforms' command pickers show next to each command and option.
+COMMAND_DESCRIPTIONS = {
+    "quiz": "Multiple-choice quizzes in this channel",
+    "start": "Start a live quiz here (moderators)",
+    "stop": "End the quiz now and post the scores (moderators)",
+    "skip": "Reveal the open question now (moderators)",
+    "leaderboard": "The top ten, for everyone to see",
+    "stats": "Answers, accuracy, points and streaks",
+    "forget-me": "Delete your answers and stats",
+    "help": "How the quiz works",
+    "config": "Channel settings",
+    "config show": "Show this channel's settings",
+    "config set": "Change a channel setting (moderators)",
+}
+OPTION_DESCRIPTIONS = {
+    "questions": f"How many questions ({MIN_QUESTIONS}–{MAX_QUESTIONS}, default 5)",
+    "seconds": f"Seconds per question ({MIN_SECONDS}–{MAX_SECONDS}, default 30)",
+    "bank": "Question bank to draw from",
+    "tag": "Only questions with this tag",
+    "scope": "This channel or the whole server",
+    "period": "Which period",
+    "user": "Whose stats (default: yours)",
+    "setting": "Which setting",
+    "value": "Role name or id (`none` clears it), on/off, or a time zone like Europe/Berlin",
+}
+
+
 def help_message() -> OutMessage:
     return private(HELP)
 
