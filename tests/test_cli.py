@@ -3,30 +3,19 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parent.parent
-QUIZMASTER = [sys.executable, "-m", "bot"]
+from tests.processes import QUIZMASTER, ROOT, bot_environment
 
 
 def run_cli(
     *args: str, cwd: Path, stdin: str = "", env: dict[str, str] | None = None, timeout: float = 60
 ) -> subprocess.CompletedProcess[str]:
-    environment = {
-        key: value
-        for key, value in os.environ.items()
-        if not key.startswith(("QUIZ_", "DISCORD_", "SLACK_"))
-    }
-    environment["QUIZ_QUESTIONS_DIR"] = str(ROOT / "questions")
-    environment["QUIZ_DATA_DIR"] = str(cwd / "data")
-    environment["PYTHONPATH"] = str(ROOT)
-    environment.update(env or {})
+    environment = bot_environment(cwd, **(env or {}))
     return subprocess.run(
         [*QUIZMASTER, *args],
         cwd=cwd,

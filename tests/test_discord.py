@@ -8,19 +8,14 @@ take some seconds; everything finer-grained is tested through the core's tests.
 from __future__ import annotations
 
 import asyncio
-import os
 import random
 import re
 import signal
-import socket
-import sys
-import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import aiohttp
 import discord
 import pytest
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -43,6 +38,7 @@ from tests.fakes.fake_discord import (
     buttons_of,
     text_of,
 )
+from tests.processes import bot_environment, free_port, start_run, wait_until_connected
 
 GUILD = "110000000000000001"
 CHANNEL = "220000000000000001"
@@ -59,15 +55,6 @@ class FastClient(QuizClient):
 
     async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
         return None
-
-
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @dataclass
@@ -424,54 +411,23 @@ async def test_canary_login_ready_sync_and_interaction_shapes_match_the_pinned_d
 
 
 def run_environment(fake: FakeDiscord, tmp_path: Path, health_port: int) -> dict[str, str]:
-    environment = {
-        key: value
-        for key, value in os.environ.items()
-        if not key.startswith(("QUIZ_", "DISCORD_", "SLACK_"))
-    }
-    environment.update(
+    return bot_environment(
+        tmp_path,
         DISCORD_TOKEN=fake.token,
         QUIZ_DISCORD_GUILD_IDS=GUILD,
         QUIZ_DISCORD_API_URL=fake.api_url,
         QUIZ_DISCORD_GATEWAY_URL=fake.gateway_url,
         QUIZ_HEALTH_PORT=str(health_port),
-        QUIZ_DATA_DIR=str(tmp_path / "data"),
-        QUIZ_QUESTIONS_DIR=str(ROOT / "questions"),
-        PYTHONPATH=str(ROOT),
     )
-    return environment
-
-
-async def healthz(port: int) -> dict[str, Any] | None:
-    try:
-        async with (
-            aiohttp.ClientSession() as session,
-            session.get(f"http://127.0.0.1:{port}/healthz") as response,
-        ):
-            return dict(await response.json()) if response.status == 200 else None
-    except aiohttp.ClientError:
-        return None
 
 
 async def test_quizmaster_run_connects_syncs_commands_and_plays_a_whole_quiz(
     fake: FakeDiscord, tmp_path: Path
 ) -> None:
     port = free_port()
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bot", "run",
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        cwd=tmp_path,
-        env=run_environment(fake, tmp_path, port),
-    )  # fmt: skip
+    process = await start_run(tmp_path, run_environment(fake, tmp_path, port))
     try:
-        health: dict[str, Any] | None = None
-        deadline = time.monotonic() + 30
-        while health is None and time.monotonic() < deadline:
-            await asyncio.sleep(0.2)
-            health = await healthz(port)
-        assert health is not None, "quizmaster run never became healthy"
+        health = await wait_until_connected(port, "discord", process)
         assert health["platforms"] == {"discord": "connected"}
         assert fake.commands[GUILD][0]["name"] == "quiz"
 
@@ -509,14 +465,7 @@ async def test_quizmaster_run_with_a_rejected_token_exits_2_without_printing_it(
     fake: FakeDiscord, tmp_path: Path
 ) -> None:
     fake.reject_token = True
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bot", "run",
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        cwd=tmp_path,
-        env=run_environment(fake, tmp_path, 0),
-    )  # fmt: skip
+    process = await start_run(tmp_path, run_environment(fake, tmp_path, 0))
     _, err = await asyncio.wait_for(process.communicate(), 30)
     stderr = err.decode()
     assert process.returncode == 2, stderr

@@ -8,19 +8,13 @@ import pty
 import signal
 import socket
 import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 
-from tests.test_cli import ROOT, run_cli
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+from tests.processes import QUIZMASTER, bot_environment, free_port
+from tests.test_cli import run_cli
 
 
 def test_without_platforms_and_without_a_terminal_it_lists_settings_and_fails(
@@ -54,21 +48,11 @@ def _get(url: str) -> tuple[int, dict[str, object]]:
 def test_in_a_terminal_it_opens_the_console_channel_serves_health_and_stops_on_sigterm(
     tmp_path: Path,
 ) -> None:
-    port = _free_port()
-    environment = {
-        key: value
-        for key, value in os.environ.items()
-        if not key.startswith(("QUIZ_", "DISCORD_", "SLACK_"))
-    }
-    environment.update(
-        QUIZ_HEALTH_PORT=str(port),
-        QUIZ_DATA_DIR=str(tmp_path / "data"),
-        QUIZ_QUESTIONS_DIR=str(ROOT / "questions"),
-        PYTHONPATH=str(ROOT),
-    )
+    port = free_port()
+    environment = bot_environment(tmp_path, QUIZ_HEALTH_PORT=str(port))
     controller, terminal = pty.openpty()
     process = subprocess.Popen(
-        [sys.executable, "-m", "bot", "run"],
+        [*QUIZMASTER, "run"],
         stdin=terminal,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -109,15 +93,14 @@ def test_sigterm_while_a_platform_is_still_connecting_stops_cleanly(tmp_path: Pa
         silent.bind(("127.0.0.1", 0))
         silent.listen(8)
         port = silent.getsockname()[1]
-        environment = {
-            **os.environ,
-            "DISCORD_TOKEN": "token-that-is-never-checked",
-            "QUIZ_DISCORD_API_URL": f"http://127.0.0.1:{port}/api/v10",
-            "QUIZ_HEALTH_PORT": "0",
-            "QUIZ_DATA_DIR": str(tmp_path / "data"),
-        }
+        environment = bot_environment(
+            tmp_path,
+            DISCORD_TOKEN="token-that-is-never-checked",
+            QUIZ_DISCORD_API_URL=f"http://127.0.0.1:{port}/api/v10",
+            QUIZ_HEALTH_PORT="0",
+        )
         process = subprocess.Popen(
-            [sys.executable, "-m", "bot", "run"],
+            [*QUIZMASTER, "run"],
             cwd=tmp_path,
             env=environment,
             stdin=subprocess.DEVNULL,

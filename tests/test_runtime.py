@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import socket
 from collections.abc import Callable
 
 import aiohttp
@@ -14,6 +13,7 @@ from bot.quiz.service import QuizService
 from tests.conftest import CHANNEL
 from tests.fakes.clock import FakeClock
 from tests.fakes.recording import RecordingAdapter
+from tests.processes import free_port
 
 
 async def _until(condition: Callable[[], bool], rounds: int = 1000) -> None:
@@ -54,12 +54,6 @@ class _Adapter(RecordingAdapter):
         return self.up
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 async def test_health_is_503_when_a_platform_or_the_database_is_down() -> None:
     adapter = _Adapter(up=True)
     database_up = True
@@ -67,7 +61,7 @@ async def test_health_is_503_when_a_platform_or_the_database_is_down() -> None:
     async def database_ok() -> bool:
         return database_up
 
-    port = _free_port()
+    port = free_port()
     runner = await start_health_server({"discord": adapter}, database_ok, port, "127.0.0.1")
     try:
         async with aiohttp.ClientSession() as http:

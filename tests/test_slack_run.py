@@ -5,18 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import html
-import os
 import signal
-import socket
-import sys
-import time
 import uuid
 from pathlib import Path
 from typing import Any
 
-import aiohttp
-
-from tests.conftest import ROOT
 from tests.fakes.fake_slack import (
     APP_TOKEN,
     BOT_TOKEN,
@@ -26,72 +19,33 @@ from tests.fakes.fake_slack import (
     click_payload,
     slash_payload,
 )
+from tests.processes import bot_environment, free_port, start_run, wait_until_connected
 
 CHANNEL = "C0RUN"
 ADMIN, PLAYER = "U0ADMIN", "U0PLAYER"
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-async def _healthy(port: int, process: asyncio.subprocess.Process) -> dict[str, Any]:
-    """Wait until /healthz says Slack is connected."""
-    deadline = time.monotonic() + 30
-    async with aiohttp.ClientSession() as session:
-        while time.monotonic() < deadline:
-            assert process.returncode is None, "quizmaster run exited early"
-            try:
-                async with session.get(f"http://127.0.0.1:{port}/healthz") as response:
-                    body: dict[str, Any] = await response.json()
-                    if body["platforms"].get("slack") == "connected":
-                        return body
-            except aiohttp.ClientError:
-                pass
-            await asyncio.sleep(0.2)
-    raise AssertionError("Slack never connected")
 
 
 async def _play(tmp_path: Path, *, socket_mode: bool) -> None:
     fake = await FakeSlack().start()
     fake.add_user(ADMIN, "Ada", admin=True)
     fake.add_user(PLAYER, "Pat")
-    health, events = _free_port(), _free_port()
-    environment = {
-        key: value
-        for key, value in os.environ.items()
-        if not key.startswith(("QUIZ_", "DISCORD_", "SLACK_"))
-    }
-    environment.update(
+    health, events = free_port(), free_port()
+    environment = bot_environment(
+        tmp_path,
         SLACK_BOT_TOKEN=BOT_TOKEN,
         QUIZ_SLACK_API_URL=fake.api_url.rstrip("/"),  # the missing slash is added
         QUIZ_SLACK_HOST="127.0.0.1",
         QUIZ_SLACK_PORT=str(events),
         QUIZ_HEALTH_PORT=str(health),
-        QUIZ_DATA_DIR=str(tmp_path / "data"),
-        QUIZ_QUESTIONS_DIR=str(ROOT / "questions"),
-        PYTHONPATH=str(ROOT),
     )
     if socket_mode:
         environment["SLACK_APP_TOKEN"] = APP_TOKEN
     else:
         environment["SLACK_SIGNING_SECRET"] = SIGNING_SECRET
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "bot",
-        "run",
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        cwd=tmp_path,
-        env=environment,
-    )
+    process = await start_run(tmp_path, environment)
     sender = SignedSender(f"http://127.0.0.1:{events}/slack/events")
     try:
-        await _healthy(health, process)
+        await wait_until_connected(health, "slack", process)
 
         async def deliver(kind: str, payload: dict[str, Any]) -> None:
             if socket_mode:
