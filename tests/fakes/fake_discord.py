@@ -9,17 +9,17 @@ call the bot made. Errors (429, 403, 404) can be injected per route.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 import json
 import re
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 from aiohttp import WSMsgType, web
+
+from tests.fakes.waiting import wait_until
 
 APP_ID = "900000000000000001"
 BOT_ID = APP_ID
@@ -325,17 +325,7 @@ class FakeDiscord:
     # -- waiting and reading ---------------------------------------------------------
 
     async def wait_for(self, check: Callable[[], Any], within: float = 10.0) -> Any:
-        deadline = time.monotonic() + within
-        while True:
-            result = check()
-            if result:
-                return result
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise AssertionError(f"timed out after {within}s waiting for {check}")
-            self._changed.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._changed.wait(), min(left, 0.1))
+        return await wait_until(check, self._changed, within, str(check))
 
     async def reply(self, token: str, within: float = 10.0) -> tuple[Reply, dict[str, Any]]:
         """Wait until the interaction `token` got its final visible answer."""

@@ -11,7 +11,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import html
 import itertools
 import json
@@ -26,6 +25,8 @@ from urllib.parse import urlencode
 import aiohttp
 from aiohttp import web
 from slack_sdk.signature import SignatureVerifier
+
+from tests.fakes.waiting import wait_until
 
 BOT_TOKEN = "xoxb-fake-bot-token"
 APP_TOKEN = "xapp-fake-app-token"
@@ -177,17 +178,7 @@ class FakeSlack:
         self, check: Callable[[], Any], within: float = 10.0, what: str = "a call"
     ) -> Any:
         """Wait until `check()` returns something truthy, and return it."""
-        deadline = time.monotonic() + within
-        while True:
-            result = check()
-            if result:
-                return result
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise AssertionError(f"timed out waiting for {what}")
-            self._changed.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._changed.wait(), min(remaining, 0.2))
+        return await wait_until(check, self._changed, within, what)
 
     def _record(self, call: Call) -> None:
         self.calls.append(call)
