@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass, field
 
 SCOPES = {"channel", "server", "workspace", "community"}
-PERIODS = {"week", "month", "all"}
+PERIODS = {"week", "month", "all", "streaks"}
 SIMPLE = {"stop", "skip", "forget-me", "help"}
 _MENTION = re.compile(r"^<@([A-Za-z0-9]+)(?:\|[^>]*)?>$")
 
@@ -43,6 +43,8 @@ def parse(text: str) -> ParsedCommand:
         return ParsedCommand(name, _stats_args(rest))
     if name == "config":
         return ParsedCommand(name, _config_args(rest))
+    if name == "schedule":
+        return ParsedCommand(name, _schedule_args(rest))
     raise UsageError(f"unknown command `{name}`")
 
 
@@ -70,7 +72,9 @@ def _leaderboard_args(words: list[str]) -> dict[str, str]:
         elif word in PERIODS and "period" not in args:
             args["period"] = word
         else:
-            raise UsageError(f"`{word}` is neither a scope (channel, server) nor week/month/all")
+            raise UsageError(
+                f"`{word}` is neither a scope (channel, server) nor week/month/all/streaks"
+            )
     return args
 
 
@@ -95,4 +99,52 @@ def _config_args(words: list[str]) -> dict[str, str]:
     args = {"key": words[1].lower()}
     if len(words) > 2:
         args["value"] = " ".join(words[2:])
+    return args
+
+
+def _looks_like_zone(word: str) -> bool:
+    """Zones are told apart from day lists by shape: IANA names have a slash."""
+    return "/" in word or word.upper() in ("UTC", "GMT")
+
+
+def _schedule_args(words: list[str]) -> dict[str, str]:
+    """`schedule daily <HH:MM> [zone] [days] [bank=ID] [tag=TAG]`,
+    `schedule leaderboard <day> <HH:MM> [zone]`, `schedule show`, `schedule off [which]`."""
+    if not words:
+        return {"action": "show"}
+    action, rest = words[0].lower(), words[1:]
+    if action == "show" and not rest:
+        return {"action": "show"}
+    if action == "off":
+        if len(rest) > 1:
+            raise UsageError(
+                "use `schedule off`, `schedule off daily` or `schedule off leaderboard`"
+            )
+        return {"action": "off", **({"which": rest[0].lower()} if rest else {})}
+    if action == "leaderboard":
+        if len(rest) not in (2, 3):
+            raise UsageError("use `schedule leaderboard <day> <HH:MM> [timezone]`")
+        args = {"action": action, "day": rest[0], "time": rest[1]}
+        if len(rest) == 3:
+            args["timezone"] = rest[2]
+        return args
+    if action != "daily":
+        raise UsageError(
+            "use `schedule daily`, `schedule leaderboard`, `schedule show` or `schedule off`"
+        )
+    if not rest:
+        raise UsageError("`schedule daily` needs a time, like 09:00")
+    args = {"action": action, "time": rest[0]}
+    for word in rest[1:]:
+        key, sep, value = word.partition("=")
+        if sep:
+            if key.lower() not in ("bank", "tag") or not value:
+                raise UsageError(f"unknown option `{word}`; use bank=ID or tag=TAG")
+            args[key.lower()] = value
+        elif _looks_like_zone(word) and "timezone" not in args:
+            args["timezone"] = word
+        elif "days" not in args:
+            args["days"] = word
+        else:
+            raise UsageError(f"unexpected `{word}`: give one time zone and one list of days")
     return args

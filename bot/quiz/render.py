@@ -5,13 +5,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import date, datetime, timedelta
 
 from bot.chat import Button, ButtonStyle, Field, OutMessage
 from bot.quiz.bank import LETTERS, Question
 from bot.quiz.rules import (
+    MAX_DAILY_WINDOW_HOURS,
+    MAX_GRACE_MINUTES,
     MAX_QUESTIONS,
     MAX_SECONDS,
+    MIN_DAILY_WINDOW_HOURS,
+    MIN_GRACE_MINUTES,
     MIN_QUESTIONS,
     MIN_SECONDS,
     Period,
@@ -97,9 +101,15 @@ def question(view: QuestionView) -> OutMessage:
         title=view.heading,
         body=body,
         buttons=buttons,
-        footer=f"{view.seconds} seconds to answer · one answer each, the first click counts",
+        footer=_question_footer(view),
         deadline=view.closes_at,
     )
+
+
+def _question_footer(view: QuestionView) -> str:
+    if view.sequence is None:
+        return "Open until the next daily question · one answer each, the first click counts"
+    return f"{view.seconds} seconds to answer · one answer each, the first click counts"
 
 
 def closes(when: str) -> str:
@@ -128,7 +138,10 @@ def reveal(
     tally: PostTally,
     platform: str,
     names: Mapping[str, str] | None = None,
+    streak_leaders: Sequence[tuple[str, int]] | None = None,
 ) -> OutMessage:
+    """The closed question; a daily one (`streak_leaders` given) also shows
+    who has the longest daily streaks now."""
     marks = ["✅ " if slot == correct_slot else "▫️ " for slot in range(len(view.option_order))]
     answer = f"{letter(correct_slot)}. {view.option(correct_slot)}"
     answers = "1 answer" if tally.total == 1 else f"{tally.total} answers"
@@ -146,18 +159,40 @@ def reveal(
         )
         for slot in range(len(view.option_order))
     )
+    fields = [
+        Field("Answer", answer),
+        Field("Why", view.question.explanation),
+        Field("How the channel voted", distribution(view, tally)),
+        Field("Answers", f"{answers}. {first}"),
+    ]
+    text = (
+        f"{view.heading} (closed)\n{view.question.prompt}\nAnswer: {answer}\n"
+        f"{view.question.explanation}\n{distribution(view, tally)}\n{answers}. {first}"
+    )
+    if streak_leaders is not None:
+        streak_text = _streak_lines(streak_leaders, platform, names)
+        fields.append(Field("Daily streaks", streak_text))
+        text += f"\nDaily streaks:\n{streak_text}"
     return OutMessage(
-        text=f"{view.heading} (closed)\n{view.question.prompt}\nAnswer: {answer}\n"
-        f"{view.question.explanation}\n{distribution(view, tally)}\n{answers}. {first}",
+        text=text,
         title=f"{view.heading} (closed)",
         body=f"{view.question.prompt}\n\n{_options_text(view, marks)}",
-        fields=(
-            Field("Answer", answer),
-            Field("Why", view.question.explanation),
-            Field("How the channel voted", distribution(view, tally)),
-            Field("Answers", f"{answers}. {first}"),
-        ),
+        fields=tuple(fields),
         buttons=buttons,
+    )
+
+
+def _days(count: int) -> str:
+    return "1 day" if count == 1 else f"{count} days"
+
+
+def _streak_lines(
+    leaders: Sequence[tuple[str, int]], platform: str, names: Mapping[str, str] | None
+) -> str:
+    if not leaders:
+        return "No streaks yet: answer the next daily question right to start one."
+    return "\n".join(
+        f"🔥 {mention(platform, user, names)}: {_days(count)}" for user, count in leaders
     )
 
 
@@ -212,6 +247,55 @@ def leaderboard(
     return OutMessage(text=f"{title}\n{body}", title=title, body=body, public=True)
 
 
+def streak_board(
+    board: Sequence[tuple[str, tuple[int, int]]],
+    platform: str,
+    names: Mapping[str, str] | None = None,
+) -> OutMessage:
+    """`/quiz leaderboard streaks`: current and best daily streaks in the channel."""
+    title = "Daily streaks: this channel"
+    lines = [
+        f"{place}. {mention(platform, user, names)}: {_days(current)} (best {best})"
+        for place, (user, (current, best)) in enumerate(board, start=1)
+    ]
+    body = "\n".join(lines) or "No daily streaks yet: they start with the first daily question."
+    return OutMessage(text=f"{title}\n{body}", title=title, body=body, public=True)
+
+
+@dataclass(frozen=True)
+class Hardest:
+    """The question of a week that the fewest members got right."""
+
+    prompt: str
+    correct: int
+    answered: int
+
+
+def weekly_leaderboard(
+    rows: Sequence[RankRow],
+    week_start: date,
+    streak_leaders: Sequence[tuple[str, int]],
+    hardest: Hardest | None,
+    platform: str,
+    names: Mapping[str, str] | None = None,
+) -> OutMessage:
+    """The scheduled weekly post: last week's top ten, streaks, the hardest question."""
+    week_end = week_start + timedelta(days=6)
+    title = f"Weekly leaderboard: {week_start:%b %d} – {week_end:%b %d}"
+    body = _rank_lines(rows, platform, names) if rows else "Nobody answered last week."
+    fields = [Field("Daily streaks", _streak_lines(streak_leaders, platform, names))]
+    if hardest is not None:
+        share = _percent(hardest.correct, hardest.answered)
+        fields.append(
+            Field(
+                "Hardest question",
+                f"{hardest.prompt}\n{hardest.correct} of {hardest.answered} right ({share})",
+            )
+        )
+    text = f"{title}\n{body}\n" + "\n".join(f"{f.name}:\n{f.value}" for f in fields)
+    return OutMessage(text=text, title=title, body=body, fields=tuple(fields), public=True)
+
+
 @dataclass(frozen=True)
 class StatsView:
     user_id: str
@@ -257,12 +341,20 @@ def locked_in(slot: int) -> OutMessage:
     return private(f"Locked in {letter(slot)}. The answer is revealed when the question closes.")
 
 
-def daily_feedback(slot: int, correct: bool, correct_slot: int, explanation: str) -> OutMessage:
+def daily_feedback(
+    slot: int, correct: bool, correct_slot: int, explanation: str, streak: int | None = None
+) -> OutMessage:
+    """The private reply to a click on an open (non-live) question; `streak` is
+    the member's daily streak in the channel after this answer."""
     if correct:
-        return private(f"✅ {letter(slot)} is right! {explanation}")
-    return private(
-        f"❌ {letter(slot)} is not it: the answer is {letter(correct_slot)}. {explanation}"
-    )
+        text = f"✅ {letter(slot)} is right! {explanation}"
+        if streak:
+            text += f"\n🔥 {streak}-day streak"
+        return private(text)
+    text = f"❌ {letter(slot)} is not it: the answer is {letter(correct_slot)}. {explanation}"
+    if streak is not None:
+        text += "\nYour daily streak starts again with the next daily question."
+    return private(text)
 
 
 def already_answered(slot: int | None) -> OutMessage:
@@ -303,7 +395,11 @@ CONFIG_KEYS = {
     "`none` clears it",
     "moderator-group": "same as moderator-role",
     "mentions": "`on` or `off`: off names members in channel posts without pinging them",
-    "timezone": "IANA time zone for leaderboard weeks and months, e.g. Europe/Berlin",
+    "timezone": "IANA time zone for schedules, leaderboard weeks and months, e.g. Europe/Berlin",
+    "daily-window": f"hours a daily question stays open at most "
+    f"({MIN_DAILY_WINDOW_HOURS}–{MAX_DAILY_WINDOW_HOURS}, default 24)",
+    "grace": f"minutes a scheduled post missed while the bot was down may still be made "
+    f"({MIN_GRACE_MINUTES}–{MAX_GRACE_MINUTES}, default 120)",
 }
 
 
@@ -312,6 +408,8 @@ def channel_settings(channel: ChannelInfo) -> OutMessage:
         f"Moderator role/group: {channel.moderator_role or 'none (admins only)'}",
         f"Mentions in channel posts: {'on' if channel.mentions else 'off'}",
         f"Time zone: {channel.timezone}",
+        f"Daily question open for: {channel.daily_window_hours} h at most",
+        f"Grace for missed posts: {channel.grace_minutes} min",
     ]
     if channel.delivery_problem:
         lines.append(
@@ -341,6 +439,74 @@ def unknown_timezone(name: str) -> OutMessage:
 def setting_changed(key: str, channel: ChannelInfo) -> OutMessage:
     shown = replace(channel_settings(channel), title="Setting saved")
     return replace(shown, text=f"Saved `{key}`.\n{shown.body}")
+
+
+# -- schedules --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ScheduleView:
+    kind: str  # "daily" or "leaderboard"
+    at_time: str
+    zone: str
+    days: str  # short form, e.g. "mon-fri"
+    bank: str | None
+    tag: str | None
+    next_fire: datetime  # local to the schedule's zone
+
+
+def schedule_line(view: ScheduleView) -> str:
+    """E.g. `daily 09:00 Europe/Berlin mon-fri (next: Thu 03 Dec 09:00 CET)`."""
+    if view.kind == "leaderboard":
+        line = f"leaderboard {view.days} {view.at_time} {view.zone}"
+    else:
+        line = f"daily {view.at_time} {view.zone} {view.days}"
+        line += "".join(
+            f" {key}={value}" for key, value in (("bank", view.bank), ("tag", view.tag)) if value
+        )
+    return f"{line} (next: {view.next_fire:%a %d %b %H:%M %Z})"
+
+
+def schedule_list(views: Sequence[ScheduleView], channel: ChannelInfo) -> OutMessage:
+    title = "Schedules in this channel"
+    if not views:
+        body = (
+            "Nothing is scheduled here. Moderators can add a daily question with "
+            "`/quiz schedule daily 09:00 Europe/Berlin mon-fri` and a weekly "
+            "leaderboard with `/quiz schedule leaderboard mon 09:00`."
+        )
+    else:
+        body = "\n".join(f"• {schedule_line(view)}" for view in views)
+        body += (
+            f"\nDaily questions stay open until the next one, {channel.daily_window_hours} h "
+            f"at most. A post missed while I was down is made up to "
+            f"{channel.grace_minutes} min late, never twice."
+        )
+    if channel.delivery_problem:
+        body += (
+            f"\n⚠️ My last post here failed: {channel.delivery_problem}. Scheduled posts are "
+            "paused until a moderator starts a quiz that posts."
+        )
+    return OutMessage(text=f"{title}\n{body}", title=title, body=body)
+
+
+def schedule_saved(view: ScheduleView) -> OutMessage:
+    what = "Daily question" if view.kind == "daily" else "Weekly leaderboard"
+    return private(f"{what} scheduled: {schedule_line(view)}.")
+
+
+def schedules_off(kinds: Sequence[str], removed: int) -> OutMessage:
+    names = " and ".join("daily question" if k == "daily" else "weekly leaderboard" for k in kinds)
+    if not removed:
+        return private(f"Nothing to turn off: no {names} is scheduled here.")
+    return private(f"Turned off the {names} schedule here.")
+
+
+def schedule_problem(problem: str) -> OutMessage:
+    return private(
+        f"{problem.rstrip('.')}. Nothing was changed. Example: "
+        "`/quiz schedule daily 09:00 Europe/Berlin mon-fri`."
+    )
 
 
 def quiz_started(total: int, seconds: int) -> OutMessage:
@@ -390,9 +556,12 @@ def unknown_command(name: str) -> OutMessage:
 
 USAGE = (
     "Usage: `/quiz start [questions] [seconds] [bank=ID] [tag=TAG]`, `/quiz stop`, "
-    "`/quiz skip`, `/quiz leaderboard [channel|server] [week|month|all]`, "
+    "`/quiz skip`, `/quiz leaderboard [channel|server] [week|month|all|streaks]`, "
     "`/quiz stats [@user]`, `/quiz forget-me`, `/quiz config show`, "
-    "`/quiz config set <setting> <value>`, `/quiz help`"
+    "`/quiz config set <setting> <value>`, "
+    "`/quiz schedule daily <HH:MM> [timezone] [days] [bank=ID] [tag=TAG]`, "
+    "`/quiz schedule leaderboard <day> <HH:MM> [timezone]`, `/quiz schedule show`, "
+    "`/quiz schedule off [daily|leaderboard]`, `/quiz help`"
 )
 
 
@@ -420,12 +589,18 @@ HELP = f"""\
 `/quiz start [questions] [seconds] [bank] [tag]`: a live quiz (moderators; \
 {MIN_QUESTIONS}–{MAX_QUESTIONS} questions, {MIN_SECONDS}–{MAX_SECONDS} seconds each)
 `/quiz stop`, `/quiz skip`: end the quiz or reveal the current question (moderators)
-`/quiz leaderboard [channel|server] [week|month|all]`: the top ten
+`/quiz leaderboard [channel|server] [week|month|all|streaks]`: the top ten
 `/quiz stats [user]`: answers, accuracy, points and streaks
 `/quiz forget-me`: delete your answers and stats
 `/quiz config show`, `/quiz config set <setting> <value>`: channel settings (moderators): \
-moderator-role, mentions on|off, timezone
-Scoring: 10 points for a correct answer, plus up to 5 for speed in a live quiz."""
+moderator-role, mentions on|off, timezone, daily-window, grace
+`/quiz schedule daily <HH:MM> [timezone] [days]`: a daily question here (moderators), \
+e.g. `daily 09:00 Europe/Berlin mon-fri`
+`/quiz schedule leaderboard <day> <HH:MM> [timezone]`: a weekly leaderboard post \
+(moderators)
+`/quiz schedule show`, `/quiz schedule off [daily|leaderboard]`
+Scoring: 10 points for a correct answer, plus up to 5 for speed in a live quiz.
+Daily streak: daily questions in a row answered right; a wrong or missing answer resets it."""
 
 
 # What the platforms' command pickers show next to each command and option.
@@ -441,6 +616,11 @@ COMMAND_DESCRIPTIONS = {
     "config": "Channel settings",
     "config show": "Show this channel's settings",
     "config set": "Change a channel setting (moderators)",
+    "schedule": "Daily questions and weekly leaderboard posts",
+    "schedule daily": "Post a question here every day at a local time (moderators)",
+    "schedule leaderboard": "Post last week's leaderboard here weekly (moderators)",
+    "schedule show": "Show this channel's schedules",
+    "schedule off": "Turn schedules off (moderators)",
 }
 OPTION_DESCRIPTIONS = {
     "questions": f"How many questions ({MIN_QUESTIONS}–{MAX_QUESTIONS}, default 5)",
@@ -451,7 +631,12 @@ OPTION_DESCRIPTIONS = {
     "period": "Which period",
     "user": "Whose stats (default: yours)",
     "setting": "Which setting",
-    "value": "Role name or id (`none` clears it), on/off, or a time zone like Europe/Berlin",
+    "value": "Role (`none` clears it), on/off, a time zone like Europe/Berlin, hours or minutes",
+    "time": "Local time, 24-hour HH:MM, e.g. 09:00",
+    "timezone": "IANA time zone, e.g. Europe/Berlin (default: the channel's)",
+    "days": "Days, e.g. mon-fri or mon,wed,fri (default: every day)",
+    "day": "Day of the week to post on",
+    "which": "Which schedule (default: both)",
 }
 
 

@@ -15,6 +15,10 @@ MIN_QUESTIONS, MAX_QUESTIONS = 1, 50
 MIN_SECONDS, MAX_SECONDS = 2, 3600
 DEFAULT_QUESTIONS, DEFAULT_SECONDS = 5, 30
 LEADERBOARD_SIZE = 10
+STREAK_LEADERS = 5
+
+MIN_DAILY_WINDOW_HOURS, MAX_DAILY_WINDOW_HOURS = 1, 168
+MIN_GRACE_MINUTES, MAX_GRACE_MINUTES = 0, 1440
 
 
 def points_for(correct: bool, *, live: bool, time_left: float, time_limit: float) -> int:
@@ -78,11 +82,36 @@ def check_range(name: str, value: int, low: int, high: int) -> str | None:
 def streaks(results: list[bool]) -> tuple[int, int]:
     """(current, best) streak from a member's daily results in posting order.
 
-    Each entry is one daily question that closed in the channel: True if the
-    member answered it correctly; a wrong or missing answer breaks the run.
+    Each entry is one daily question posted in the channel: True if the member
+    answered it correctly; a wrong answer, or none by the time it closed,
+    breaks the run. Days with no post are simply not in the list, so days
+    off and outages never break a streak.
     """
     current = best = 0
     for correct in results:
         current = current + 1 if correct else 0
         best = max(best, current)
     return current, best
+
+
+def streak_table(
+    posts: list[tuple[int, bool]], answers: dict[str, dict[int, bool]]
+) -> dict[str, tuple[int, int]]:
+    """Everyone's (current, best) streak in a channel from its daily posts
+    (id, closed), oldest first, and each member's answers (post id → correct).
+
+    An open post counts for a member only once they answered it."""
+    table: dict[str, tuple[int, int]] = {}
+    for user, mine in answers.items():
+        results = [
+            mine.get(post_id, False) for post_id, closed in posts if closed or post_id in mine
+        ]
+        table[user] = streaks(results)
+    return table
+
+
+def streak_leaders(table: dict[str, tuple[int, int]], limit: int) -> list[tuple[str, int]]:
+    """Members with the longest current streaks (at least 1), longest first."""
+    alive = [(user, current) for user, (current, _) in table.items() if current > 0]
+    alive.sort(key=lambda entry: (-entry[1], entry[0]))
+    return alive[:limit]

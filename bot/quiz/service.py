@@ -31,8 +31,12 @@ from bot.quiz.rules import (
     DEFAULT_QUESTIONS,
     DEFAULT_SECONDS,
     LEADERBOARD_SIZE,
+    MAX_DAILY_WINDOW_HOURS,
+    MAX_GRACE_MINUTES,
     MAX_QUESTIONS,
     MAX_SECONDS,
+    MIN_DAILY_WINDOW_HOURS,
+    MIN_GRACE_MINUTES,
     MIN_QUESTIONS,
     MIN_SECONDS,
     Period,
@@ -43,6 +47,7 @@ from bot.quiz.rules import (
     shuffled_order,
     streaks,
 )
+from bot.quiz.scheduler import Scheduler
 from bot.storage.answer_writer import AnswerWriter
 from bot.storage.repository import ChannelInfo, NewAnswer, PostInfo, QuizInfo, Repository
 
@@ -59,6 +64,7 @@ MODERATOR_COMMANDS = {
     "stop": "stop a quiz",
     "skip": "skip a question",
     "config": "change channel settings",
+    "schedule": "change the schedule",
 }
 SCOPE_WORDS = {
     "channel": Scope.CHANNEL,
@@ -87,6 +93,7 @@ class QuizService:
         self._wake = asyncio.Event()
         self._stopping = False
         self._quiz_end_listeners: list[Callable[[Target], None]] = []
+        self.scheduler = Scheduler(self)
 
     def register(self, adapter: Adapter) -> None:
         self.adapters[adapter.platform] = adapter
@@ -119,8 +126,9 @@ class QuizService:
 
     async def _dispatch(self, command: Command) -> OutMessage:
         name = command.name
-        if name in MODERATOR_COMMANDS:
-            channel = await self._channel(command.target)
+        showing_schedule = name == "schedule" and command.args.get("action", "show") == "show"
+        if name in MODERATOR_COMMANDS and not showing_schedule:
+            channel = await self.channel(command.target)
             if not await command.by_moderator(channel.moderator_role):
                 return render.not_moderator(MODERATOR_COMMANDS[name], channel.moderator_role)
         args = command.args
@@ -149,6 +157,8 @@ class QuizService:
             )
         if name == "config":
             return await self.configure(command.target, args.get("key"), args.get("value"))
+        if name == "schedule":
+            return await self.scheduler.command(command.target, command.user_id, args)
         if name == "help":
             return render.help_message()
         return render.unknown_command(name)
@@ -157,7 +167,7 @@ class QuizService:
 
     async def configure(self, target: Target, key: str | None, value: str | None) -> OutMessage:
         """`config show` (no key) or `config set <key> <value>`."""
-        channel = await self._channel(target)
+        channel = await self.channel(target)
         if key is None:
             return render.channel_settings(channel)
         key = key.lower()
@@ -169,32 +179,48 @@ class QuizService:
         if key in ("moderator-role", "moderator-group"):
             cleared = value.lower() in CLEAR_WORDS
             role = None if cleared else value.lstrip("@")
-            channel = await self._update_channel(channel, moderator_role=role)
+            channel = await self.update_channel(channel, moderator_role=role)
         elif key == "mentions":
             switch = ON_OFF.get(value.lower())
             if switch is None:
                 return render.bad_value(f"mentions must be on or off (got {value})")
-            channel = await self._update_channel(channel, mentions=switch)
+            channel = await self.update_channel(channel, mentions=switch)
         elif key == "timezone":
             if not _known_zone(value):
                 return render.unknown_timezone(value)
-            channel = await self._update_channel(channel, timezone=value)
+            channel = await self.update_channel(channel, timezone=value)
+        elif key == "daily-window":
+            hours = _as_int(value, 0)
+            problem = _range_problem(
+                "daily-window (hours)", hours, value, MIN_DAILY_WINDOW_HOURS, MAX_DAILY_WINDOW_HOURS
+            )
+            if problem:
+                return render.bad_value(problem)
+            channel = await self.update_channel(channel, daily_window_hours=hours)
+        elif key == "grace":
+            minutes = _as_int(value, 0)
+            problem = _range_problem(
+                "grace (minutes)", minutes, value, MIN_GRACE_MINUTES, MAX_GRACE_MINUTES
+            )
+            if problem:
+                return render.bad_value(problem)
+            channel = await self.update_channel(channel, grace_minutes=minutes)
         return render.setting_changed(key, channel)
 
-    async def _update_channel(
-        self, channel: ChannelInfo, **values: str | bool | None
+    async def update_channel(
+        self, channel: ChannelInfo, **values: str | bool | int | None
     ) -> ChannelInfo:
         updated = await self.repository.update_channel(channel.id, **values)
         self._channels[(updated.target.platform, updated.target.channel)] = updated
         return updated
 
-    async def _delivery_failed(self, target: Target, error: DeliveryError) -> None:
+    async def delivery_failed(self, target: Target, error: DeliveryError) -> None:
         """Remember why the platform refused a post here, so timed posts stop
         and moderators are told (see `render.channel_settings`)."""
         if not error.permanent:
             return
-        channel = await self._channel(target)
-        await self._update_channel(channel, delivery_problem=str(error)[:300])
+        channel = await self.channel(target)
+        await self.update_channel(channel, delivery_problem=str(error)[:300])
 
     # -- live quizzes -----------------------------------------------------------
 
@@ -226,7 +252,7 @@ class QuizService:
         if not pool:
             return render.no_questions(bank, tag)
 
-        channel = await self._channel(target)
+        channel = await self.channel(target)
         if await self.repository.running_quiz(channel.id):
             return render.quiz_already_running()
         drawn = await self.repository.draw(channel.id, pool, min(count, len(pool)), self.rng)
@@ -246,11 +272,11 @@ class QuizService:
         if problem is not None:
             return render.cannot_post(problem)
         if channel.delivery_problem is not None:
-            await self._update_channel(channel, delivery_problem=None)
+            await self.update_channel(channel, delivery_problem=None)
         return render.quiz_started(quiz.total, limit)
 
     async def stop(self, target: Target) -> OutMessage:
-        channel = await self._channel(target)
+        channel = await self.channel(target)
         quiz = await self.repository.running_quiz(channel.id)
         if quiz is None or not await self.repository.end_quiz(quiz.id, "stopped", self.clock.now()):
             return render.no_quiz_running()
@@ -260,7 +286,7 @@ class QuizService:
         return render.quiz_stopped()
 
     async def skip(self, target: Target) -> OutMessage:
-        channel = await self._channel(target)
+        channel = await self.channel(target)
         post_id = await self.repository.open_post_in_channel(channel.id)
         if post_id is None:
             return render.no_quiz_running()
@@ -295,10 +321,22 @@ class QuizService:
         )
         if post is None:
             return None  # another caller advanced this quiz
+        problem = await self.publish(post, quiz.total)
+        if problem is not None:
+            await self.repository.claim_close(post.id, self.clock.now())
+            if await self.repository.end_quiz(quiz.id, "failed", self.clock.now()):
+                self._quiz_ended(post.target)
+        return problem
+
+    async def publish(self, post: PostInfo, total: int | None) -> str | None:
+        """Send a new post's question to its channel and remember the message.
+
+        Returns why the platform refused it, if it did; the caller decides what
+        a post that nobody saw means (a failed quiz, a skipped daily slot)."""
         self._remember(post)
         self._wake.set()
         adapter = self.adapters.get(post.target.platform)
-        view = self._view(post, quiz.total)
+        view = self._view(post, total)
         try:
             if adapter is None or view is None:
                 raise RuntimeError(f"no {post.target.platform} adapter is running")
@@ -307,13 +345,10 @@ class QuizService:
             problem = str(error) or type(error).__name__
             if isinstance(error, DeliveryError):
                 log.warning("cannot post in %s: %s", post.target, problem)
-                await self._delivery_failed(post.target, error)
+                await self.delivery_failed(post.target, error)
             else:
                 log.exception("could not post question %s in %s", post.question_id, post.target)
-            await self.repository.claim_close(post.id, self.clock.now())
             self._posts.pop(post.id, None)
-            if await self.repository.end_quiz(quiz.id, "failed", self.clock.now()):
-                self._quiz_ended(post.target)
             return problem
         await self.repository.set_message_id(post.id, ref.message_id)
         self._remember(post, message_id=ref.message_id)
@@ -330,12 +365,12 @@ class QuizService:
         adapter = self.adapters.get(target.platform)
         try:
             if adapter is not None:
-                names = await self._names(target, [row.user_id for row in result.rows])
+                names = await self.names(target, [row.user_id for row in result.rows])
                 message = render.scoreboard(result, target.platform, stopped=stopped, names=names)
                 await adapter.send(target, message)
         except DeliveryError as error:
             log.warning("cannot post the scoreboard in %s: %s", target, error)
-            await self._delivery_failed(target, error)
+            await self.delivery_failed(target, error)
         except Exception:
             log.exception("could not post the scoreboard in %s", target)
         finally:
@@ -378,7 +413,12 @@ class QuizService:
             return render.locked_in(slot)
         question = self.catalog.question(post.question_id)
         explanation = question.explanation if question else ""
-        return render.daily_feedback(slot, correct, post.correct_slot, explanation)
+        streak = None
+        if post.kind == "daily":
+            streak, _ = streaks(
+                await self.repository.daily_results(post.channel_id, interaction.user_id)
+            )
+        return render.daily_feedback(slot, correct, post.correct_slot, explanation, streak)
 
     async def _close_when_everyone_answered(self, post: PostInfo) -> None:
         if post.expected_players is None:
@@ -412,11 +452,18 @@ class QuizService:
         if view is not None:
             tally = await self.repository.tally(post)
             first = [tally.first_correct_user] if tally.first_correct_user else []
+            leaders = (
+                await self.scheduler.streak_leaders(post.channel_id)
+                if post.kind == "daily"
+                else None
+            )
             try:
-                names = await self._names(post.target, first)
+                names = await self.names(post.target, first + [u for u, _ in leaders or []])
                 await adapter.edit(
                     MessageRef(post.target, post.message_id),
-                    render.reveal(view, post.correct_slot, tally, post.target.platform, names),
+                    render.reveal(
+                        view, post.correct_slot, tally, post.target.platform, names, leaders
+                    ),
                 )
             except DeliveryError as error:
                 log.warning("cannot reveal post %s in %s: %s", post.id, post.target, error)
@@ -451,9 +498,9 @@ class QuizService:
         adapter = self.adapters.get(target.platform)
         return adapter is not None and adapter.connected
 
-    async def _names(self, target: Target, user_ids: list[str]) -> dict[str, str] | None:
+    async def names(self, target: Target, user_ids: list[str]) -> dict[str, str] | None:
         """Display names for a channel post where mentions are off; None means mention."""
-        channel = await self._channel(target)
+        channel = await self.channel(target)
         adapter = self.adapters.get(target.platform)
         if channel.mentions or adapter is None or not user_ids:
             return None
@@ -475,6 +522,7 @@ class QuizService:
         await _each_isolated([self.close_post(post_id) for post_id in due])
         stalled = await self.repository.stalled_quizzes()
         await _each_isolated([self._advance(quiz_id) for quiz_id in stalled])
+        await self.scheduler.tick()
 
     async def run_timers(self) -> None:
         """Sleep until the next deadline (or a wake-up), then tick; until `shutdown`."""
@@ -483,8 +531,16 @@ class QuizService:
             timeout = MAX_IDLE_SECONDS
             try:
                 await self.tick()
-                deadline = await self.repository.next_deadline()
-                if deadline is not None:
+                deadlines = [
+                    when
+                    for when in (
+                        await self.repository.next_deadline(),
+                        await self.scheduler.next_fire(),
+                    )
+                    if when is not None
+                ]
+                if deadlines:
+                    deadline = min(deadlines)
                     wait = (deadline - self.clock.now()).total_seconds()
                     # Still due after a tick: its platform is not connected here
                     # yet; look again soon rather than spin.
@@ -494,6 +550,10 @@ class QuizService:
                 timeout = 1.0
             if not self._stopping:
                 await self.clock.wait(self._wake, timeout)
+
+    def wake(self) -> None:
+        """Look at the timers again now (a schedule changed)."""
+        self._wake.set()
 
     def shutdown(self) -> None:
         self._stopping = True
@@ -505,11 +565,19 @@ class QuizService:
         scope = SCOPE_WORDS.get(scope_word.lower())
         if scope is None:
             return render.bad_value(f"scope must be channel or server (got {scope_word})")
+        channel = await self.channel(target)
+        if period_word.lower() == "streaks":
+            table = await self.scheduler.streaks(channel.id)
+            board = sorted(table.items(), key=lambda item: (-item[1][0], -item[1][1], item[0]))
+            board = [entry for entry in board if entry[1][1] > 0][:LEADERBOARD_SIZE]
+            streak_names = await self.names(target, [user for user, _ in board])
+            return render.streak_board(board, target.platform, streak_names)
         try:
             period = Period(period_word.lower())
         except ValueError:
-            return render.bad_value(f"period must be week, month or all (got {period_word})")
-        channel = await self._channel(target)
+            return render.bad_value(
+                f"period must be week, month, all or streaks (got {period_word})"
+            )
         window = period_window(period, self.clock.now(), _zone(channel.timezone))
         rows = await self.repository.leaderboard(
             platform=target.platform,
@@ -518,12 +586,12 @@ class QuizService:
             window=window,
             limit=LEADERBOARD_SIZE,
         )
-        names = await self._names(target, [row.user_id for row in rows])
+        names = await self.names(target, [row.user_id for row in rows])
         return render.leaderboard(rows, target.platform, scope, period, names)
 
     async def stats_view(self, target: Target, user_id: str) -> render.StatsView:
         totals = await self.repository.user_totals(target.platform, user_id)
-        channel = await self._channel(target)
+        channel = await self.channel(target)
         current, best = streaks(await self.repository.daily_results(channel.id, user_id))
         best_anywhere = best
         for other in await self.repository.daily_channels_of(target.platform, user_id):
@@ -556,7 +624,7 @@ class QuizService:
 
     # -- helpers ------------------------------------------------------------------
 
-    async def _channel(self, target: Target) -> ChannelInfo:
+    async def channel(self, target: Target) -> ChannelInfo:
         key = (target.platform, target.channel)
         if key not in self._channels:
             self._channels[key] = await self.repository.channel(target, self.clock.now())
@@ -610,6 +678,12 @@ def _as_int(value: int | str | None, default: int) -> int | None:
         return int(value.strip())
     except ValueError:  # "ten", "3.5", "--5", "²" (a digit int() refuses)
         return None
+
+
+def _range_problem(name: str, value: int | None, given: str, low: int, high: int) -> str | None:
+    if value is None:
+        return f"{name} must be a whole number (got {given})"
+    return check_range(name, value, low, high)
 
 
 CLEAR_WORDS = {"none", "off", "-", "clear"}

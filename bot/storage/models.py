@@ -65,6 +65,10 @@ class Channel(Base):
     # Why the platform last refused a post here (deleted channel, no permission);
     # set, the channel gets no timed posts until a moderator posts again.
     delivery_problem: Mapped[str | None] = mapped_column(String(300), default=None)
+    # How long a daily question stays open if the next one does not close it first.
+    daily_window_hours: Mapped[int] = mapped_column(Integer, default=24, server_default="24")
+    # How late a scheduled post missed during downtime may still be made.
+    grace_minutes: Mapped[int] = mapped_column(Integer, default=120, server_default="120")
     created_at: Mapped[datetime]
 
 
@@ -158,6 +162,33 @@ class Answer(Base):
     points: Mapped[int] = mapped_column(Integer)
     answered_at: Mapped[datetime]
     latency_ms: Mapped[int] = mapped_column(Integer)
+
+
+class Schedule(Base):
+    """A channel's timed post: the daily question or the weekly leaderboard.
+
+    The rule (local time, zone, days) is stored as the moderator gave it; the
+    next fire time is derived from it and persisted, so a restart knows what it
+    missed, and claimed by a conditional UPDATE so only one process posts it.
+    """
+
+    __tablename__ = "schedules"
+    __table_args__ = (
+        UniqueConstraint("channel_id", "kind", name="uq_schedules_channel_kind"),
+        Index("ix_schedules_next_fire", "next_fire"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    channel_id: Mapped[int] = mapped_column(ForeignKey("channels.id", ondelete="CASCADE"))
+    kind: Mapped[str] = mapped_column(String(16))  # "daily" or "leaderboard"
+    at_time: Mapped[str] = mapped_column(String(5))  # local HH:MM
+    zone: Mapped[str] = mapped_column(String(64))
+    days: Mapped[list[int]] = mapped_column(JSON)  # 0 = Monday … 6 = Sunday
+    bank: Mapped[str | None] = mapped_column(String(64), default=None)
+    tag: Mapped[str | None] = mapped_column(String(40), default=None)
+    next_fire: Mapped[datetime]
+    created_by: Mapped[str] = mapped_column(String(64))
+    updated_at: Mapped[datetime]
 
 
 class DeckSeen(Base):

@@ -17,7 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from bot.chat import Target
 from bot.quiz.rules import Window
 from bot.storage.db import session_factory
-from bot.storage.models import Answer, Channel, DeckSeen, Post, Quiz
+from bot.storage.models import Answer, Channel, DeckSeen, Post, Quiz, Schedule
 
 RUNNING = "running"
 
@@ -30,6 +30,38 @@ class ChannelInfo:
     moderator_role: str | None
     mentions: bool = True
     delivery_problem: str | None = None
+    daily_window_hours: int = 24
+    grace_minutes: int = 120
+
+
+@dataclass(frozen=True)
+class ScheduleInfo:
+    """A channel's timed post as stored, with the channel settings it needs."""
+
+    id: int
+    channel: ChannelInfo
+    kind: str
+    at_time: str
+    zone: str
+    days: list[int]
+    bank: str | None
+    tag: str | None
+    next_fire: datetime
+
+
+@dataclass(frozen=True)
+class DailyHistory:
+    """A channel's daily questions, oldest first, and who answered them how."""
+
+    posts: list[tuple[int, bool]]  # (post id, closed)
+    answers: dict[str, dict[int, bool]]  # user → post id → correct
+
+
+@dataclass(frozen=True)
+class QuestionScore:
+    question_id: str
+    answered: int
+    correct: int
 
 
 @dataclass(frozen=True)
@@ -160,6 +192,22 @@ def _channel_info(row: Channel) -> ChannelInfo:
         row.moderator_role,
         row.mentions,
         row.delivery_problem,
+        row.daily_window_hours,
+        row.grace_minutes,
+    )
+
+
+def _schedule_info(row: Schedule, channel: Channel) -> ScheduleInfo:
+    return ScheduleInfo(
+        id=row.id,
+        channel=_channel_info(channel),
+        kind=row.kind,
+        at_time=row.at_time,
+        zone=row.zone,
+        days=list(row.days),
+        bank=row.bank,
+        tag=row.tag,
+        next_fire=row.next_fire,
     )
 
 
@@ -206,8 +254,10 @@ class Repository:
     async def set_channel_timezone(self, channel_id: int, zone: str) -> None:
         await self.update_channel(channel_id, timezone=zone)
 
-    async def update_channel(self, channel_id: int, **values: str | bool | None) -> ChannelInfo:
-        """Change channel settings (timezone, moderator_role, mentions, delivery_problem)."""
+    async def update_channel(
+        self, channel_id: int, **values: str | bool | int | None
+    ) -> ChannelInfo:
+        """Change channel settings (any of the `channels` columns ChannelInfo shows)."""
         async with self._sessions.begin() as session:
             await session.execute(update(Channel).where(Channel.id == channel_id).values(**values))
             return _channel_info(await session.get_one(Channel, channel_id))
@@ -632,8 +682,10 @@ class Repository:
         )
 
     async def daily_results(self, channel_id: int, user_id: str) -> list[bool]:
-        """For each closed daily question in the channel, oldest first: did the
-        user answer it correctly? (Streaks are derived from this.)"""
+        """For each daily question in the channel, oldest first, that has closed
+        or that the user already answered: did the user answer it correctly?
+        (Streaks are derived from this; an open question not yet answered
+        cannot break a streak.)"""
         async with self._sessions() as session:
             rows = await session.execute(
                 select(func.coalesce(Answer.correct, False))
@@ -642,11 +694,47 @@ class Repository:
                 .where(
                     Post.channel_id == channel_id,
                     Post.kind == "daily",
-                    Post.closed_at.is_not(None),
+                    Post.closed_at.is_not(None) | Answer.id.is_not(None),
                 )
                 .order_by(Post.posted_at, Post.id)
             )
             return [bool(value) for value in rows.scalars()]
+
+    async def daily_history(self, channel_id: int) -> DailyHistory:
+        """Every daily question of the channel and every answer to them, for
+        computing all members' streaks at once."""
+        async with self._sessions() as session:
+            posts = await session.execute(
+                select(Post.id, Post.closed_at.is_not(None))
+                .where(Post.channel_id == channel_id, Post.kind == "daily")
+                .order_by(Post.posted_at, Post.id)
+            )
+            answers = await session.execute(
+                select(Answer.user_id, Answer.post_id, Answer.correct)
+                .join(Post, Post.id == Answer.post_id)
+                .where(Post.channel_id == channel_id, Post.kind == "daily")
+            )
+            by_user: dict[str, dict[int, bool]] = {}
+            for user_id, post_id, correct in answers:
+                by_user.setdefault(user_id, {})[post_id] = bool(correct)
+            return DailyHistory([(p, bool(closed)) for p, closed in posts], by_user)
+
+    async def question_scores(self, channel_id: int, window: Window) -> list[QuestionScore]:
+        """How each question posted in the channel during `window` was answered."""
+        correct = func.sum(case((Answer.correct, 1), else_=0))
+        query = (
+            select(Post.question_id, func.count(Answer.id), correct)
+            .join(Answer, Answer.post_id == Post.id)
+            .where(Post.channel_id == channel_id)
+            .group_by(Post.question_id)
+        )
+        if window.start is not None:
+            query = query.where(Post.posted_at >= window.start)
+        if window.end is not None:
+            query = query.where(Post.posted_at < window.end)
+        async with self._sessions() as session:
+            rows = await session.execute(query)
+            return [QuestionScore(q, int(n), int(c)) for q, n, c in rows]
 
     async def daily_channels_of(self, platform: str, user_id: str) -> list[int]:
         async with self._sessions() as session:
@@ -669,14 +757,155 @@ class Repository:
             )
             return _rowcount(result)
 
+    # -- schedules --------------------------------------------------------------
+
+    async def set_schedule(
+        self,
+        channel_id: int,
+        kind: str,
+        *,
+        at_time: str,
+        zone: str,
+        days: list[int],
+        bank: str | None,
+        tag: str | None,
+        next_fire: datetime,
+        created_by: str,
+        now: datetime,
+    ) -> None:
+        """Create the channel's schedule of this kind, or replace its rule."""
+        values = {
+            "at_time": at_time,
+            "zone": zone,
+            "days": days,
+            "bank": bank,
+            "tag": tag,
+            "next_fire": next_fire,
+            "created_by": created_by,
+            "updated_at": now,
+        }
+        async with self._sessions.begin() as session:
+            await session.execute(
+                self._insert(Schedule)
+                .values(channel_id=channel_id, kind=kind, **values)
+                .on_conflict_do_update(index_elements=["channel_id", "kind"], set_=values)
+            )
+
+    async def schedules_of(self, channel_id: int) -> list[ScheduleInfo]:
+        async with self._sessions() as session:
+            rows = await session.execute(
+                select(Schedule, Channel)
+                .join(Channel, Channel.id == Schedule.channel_id)
+                .where(Schedule.channel_id == channel_id)
+                .order_by(Schedule.kind)
+            )
+            return [_schedule_info(schedule, channel) for schedule, channel in rows.tuples()]
+
+    async def delete_schedules(self, channel_id: int, kinds: Sequence[str]) -> int:
+        async with self._sessions.begin() as session:
+            result = await session.execute(
+                delete(Schedule).where(Schedule.channel_id == channel_id, Schedule.kind.in_(kinds))
+            )
+            return _rowcount(result)
+
+    def _schedulable(self, platforms: Sequence[str]) -> Any:
+        """Schedules of channels on these platforms whose posts the platform accepts."""
+        return (
+            select(Schedule, Channel)
+            .join(Channel, Channel.id == Schedule.channel_id)
+            .where(Channel.platform.in_(platforms), Channel.delivery_problem.is_(None))
+        )
+
+    async def due_schedules(
+        self, now: datetime, platforms: Sequence[str], limit: int = 1000
+    ) -> list[ScheduleInfo]:
+        """Schedules whose next fire time has come, earliest first."""
+        async with self._sessions() as session:
+            rows = await session.execute(
+                self._schedulable(platforms)
+                .where(Schedule.next_fire <= now)
+                .order_by(Schedule.next_fire, Schedule.id)
+                .limit(limit)
+            )
+            return [_schedule_info(schedule, channel) for schedule, channel in rows.tuples()]
+
+    async def next_schedule_fire(self, platforms: Sequence[str]) -> datetime | None:
+        async with self._sessions() as session:
+            found = await session.execute(
+                self._schedulable(platforms)
+                .with_only_columns(Schedule.next_fire)
+                .order_by(Schedule.next_fire)
+                .limit(1)
+            )
+            return found.scalar_one_or_none()
+
+    async def claim_schedule(self, schedule_id: int, fired: datetime, next_fire: datetime) -> bool:
+        """Move a due schedule on to its next fire time; true only for the one
+        caller (of any process) that did, which is then the one that posts."""
+        async with self._sessions.begin() as session:
+            result = await session.execute(
+                update(Schedule)
+                .where(Schedule.id == schedule_id, Schedule.next_fire == fired)
+                .values(next_fire=next_fire)
+            )
+            return bool(_rowcount(result))
+
+    async def post_daily(
+        self,
+        channel_id: int,
+        question_id: str,
+        *,
+        option_order: list[int],
+        correct_slot: int,
+        now: datetime,
+        closes_at: datetime,
+    ) -> PostInfo:
+        """Create a daily question's post and count the question as seen."""
+        async with self._sessions.begin() as session:
+            post = Post(
+                channel_id=channel_id,
+                kind="daily",
+                question_id=question_id,
+                option_order=option_order,
+                correct_slot=correct_slot,
+                seconds=int((closes_at - now).total_seconds()),
+                posted_at=now,
+                closes_at=closes_at,
+            )
+            session.add(post)
+            await session.execute(
+                self._insert(DeckSeen)
+                .values(channel_id=channel_id, question_id=question_id)
+                .on_conflict_do_nothing()
+            )
+            await session.flush()
+            return _post_info(post, await session.get_one(Channel, channel_id))
+
+    async def open_daily_posts(self, channel_id: int) -> list[int]:
+        async with self._sessions() as session:
+            rows = await session.execute(
+                select(Post.id).where(
+                    Post.channel_id == channel_id, Post.kind == "daily", Post.closed_at.is_(None)
+                )
+            )
+            return list(rows.scalars())
+
+    async def discard_post(self, post_id: int) -> None:
+        """Remove a post that never reached the channel, so it counts for nobody."""
+        async with self._sessions.begin() as session:
+            await session.execute(delete(Post).where(Post.id == post_id))
+
 
 __all__ = [
     "ChannelInfo",
+    "DailyHistory",
     "PostInfo",
     "PostTally",
+    "QuestionScore",
     "QuizInfo",
     "QuizResult",
     "RankRow",
     "Repository",
+    "ScheduleInfo",
     "UserTotals",
 ]

@@ -1,0 +1,306 @@
+"""Timed posts: the daily question and the weekly leaderboard, per channel.
+
+A schedule stores the moderator's rule (local time, zone, days) and its next
+fire time. Whoever claims a due schedule in the database (one conditional
+UPDATE) posts it, so two bot processes on one database never both post, and a
+restart knows what it missed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Mapping
+from datetime import date, datetime, time, timedelta
+from typing import TYPE_CHECKING
+
+from bot.chat import DeliveryError, OutMessage, Target
+from bot.quiz import render
+from bot.quiz.rules import (
+    LEADERBOARD_SIZE,
+    STREAK_LEADERS,
+    Window,
+    shuffled_order,
+    streak_leaders,
+    streak_table,
+)
+from bot.quiz.schedule import (
+    DAY_NAMES,
+    Rule,
+    ScheduleError,
+    catch_up,
+    format_days,
+    next_fire,
+    parse_days,
+    parse_time,
+    parse_weekday,
+    parse_zone,
+)
+from bot.storage.repository import ScheduleInfo
+
+if TYPE_CHECKING:
+    from bot.quiz.service import QuizService
+
+log = logging.getLogger(__name__)
+
+DAILY, LEADERBOARD = "daily", "leaderboard"
+KINDS = (DAILY, LEADERBOARD)
+ALL_DAYS = frozenset(range(7))
+# Due posts in flight at once; the adapters pace each platform's rate limits.
+CONCURRENT_POSTS = 50
+# Missed slots looked back over after downtime before giving up on catching up.
+MAX_MISSED_SLOTS = 1000
+
+
+class Scheduler:
+    def __init__(self, service: QuizService) -> None:
+        self.service = service
+        self.repository = service.repository
+        self._slots = asyncio.Semaphore(CONCURRENT_POSTS)
+
+    # -- commands ------------------------------------------------------------------
+
+    async def command(self, target: Target, user_id: str, args: Mapping[str, str]) -> OutMessage:
+        """`/quiz schedule daily|leaderboard|show|off …`; the caller checked who may."""
+        action = (args.get("action") or "show").lower()
+        try:
+            if action == DAILY:
+                return await self._set_daily(target, user_id, args)
+            if action == LEADERBOARD:
+                return await self._set_leaderboard(target, user_id, args)
+            if action == "off":
+                return await self._turn_off(target, args.get("which"))
+        except ScheduleError as problem:
+            return render.schedule_problem(str(problem))
+        return await self.show(target)
+
+    async def show(self, target: Target) -> OutMessage:
+        channel = await self.service.channel(target)
+        found = await self.repository.schedules_of(channel.id)
+        return render.schedule_list([self._view(schedule) for schedule in found], channel)
+
+    async def _set_daily(self, target: Target, user_id: str, args: Mapping[str, str]) -> OutMessage:
+        channel = await self.service.channel(target)
+        rule = Rule(
+            at=parse_time(_required(args, "time", "a time like 09:00")),
+            zone=parse_zone(args.get("timezone") or channel.timezone),
+            days=parse_days(args["days"]) if args.get("days") else ALL_DAYS,
+        )
+        bank, tag = args.get("bank") or None, args.get("tag") or None
+        catalog = self.service.catalog
+        if bank and bank not in catalog.banks:
+            return render.unknown_bank(bank, sorted(catalog.banks))
+        if not catalog.pool(bank, tag):
+            return render.no_questions(bank, tag)
+        return await self._save(target, user_id, DAILY, rule, bank, tag)
+
+    async def _set_leaderboard(
+        self, target: Target, user_id: str, args: Mapping[str, str]
+    ) -> OutMessage:
+        channel = await self.service.channel(target)
+        day = parse_weekday(_required(args, "day", f"a day ({', '.join(DAY_NAMES)})"))
+        rule = Rule(
+            at=parse_time(_required(args, "time", "a time like 09:00")),
+            zone=parse_zone(args.get("timezone") or channel.timezone),
+            days=frozenset({day}),
+        )
+        return await self._save(target, user_id, LEADERBOARD, rule, None, None)
+
+    async def _save(
+        self,
+        target: Target,
+        user_id: str,
+        kind: str,
+        rule: Rule,
+        bank: str | None,
+        tag: str | None,
+    ) -> OutMessage:
+        channel = await self.service.channel(target)
+        now = self.service.clock.now()
+        await self.repository.set_schedule(
+            channel.id,
+            kind,
+            at_time=rule.at.strftime("%H:%M"),
+            zone=rule.zone.key,
+            days=sorted(rule.days),
+            bank=bank,
+            tag=tag,
+            next_fire=next_fire(now, rule),
+            created_by=user_id,
+            now=now,
+        )
+        self.service.wake()
+        saved = [s for s in await self.repository.schedules_of(channel.id) if s.kind == kind]
+        return render.schedule_saved(self._view(saved[0]))
+
+    async def _turn_off(self, target: Target, which: str | None) -> OutMessage:
+        kinds = list(KINDS) if not which or which.lower() in ("all", "both") else [which.lower()]
+        if kinds[0] not in KINDS:
+            raise ScheduleError(f"`{which}` is not a schedule: use daily or leaderboard")
+        channel = await self.service.channel(target)
+        removed = await self.repository.delete_schedules(channel.id, kinds)
+        return render.schedules_off(kinds, removed)
+
+    def _view(self, schedule: ScheduleInfo) -> render.ScheduleView:
+        zone = parse_zone(schedule.zone)
+        return render.ScheduleView(
+            kind=schedule.kind,
+            at_time=schedule.at_time,
+            zone=schedule.zone,
+            days=format_days(frozenset(schedule.days)),
+            bank=schedule.bank,
+            tag=schedule.tag,
+            next_fire=schedule.next_fire.astimezone(zone),
+        )
+
+    # -- timers -------------------------------------------------------------------
+
+    def _platforms(self) -> list[str]:
+        return [name for name, adapter in self.service.adapters.items() if adapter.connected]
+
+    async def next_fire(self) -> datetime | None:
+        """When the earliest schedule this process can post is due."""
+        return await self.repository.next_schedule_fire(self._platforms())
+
+    async def tick(self) -> None:
+        """Post everything due, channels concurrently; one failing never holds up another."""
+        now = self.service.clock.now()
+        due = await self.repository.due_schedules(now, self._platforms())
+        results = await asyncio.gather(
+            *(self._fire(schedule, now) for schedule in due), return_exceptions=True
+        )
+        for schedule, result in zip(due, results, strict=True):
+            if isinstance(result, BaseException):
+                log.error(
+                    "schedule %s in %s failed",
+                    schedule.id,
+                    schedule.channel.target,
+                    exc_info=result,
+                )
+
+    async def _fire(self, schedule: ScheduleInfo, now: datetime) -> None:
+        try:
+            rule = _rule_of(schedule)
+        except ScheduleError:
+            log.error("schedule %s has a rule I cannot read; removing it", schedule.id)
+            await self.repository.delete_schedules(schedule.channel.id, [schedule.kind])
+            return
+        slot, following = _latest_slot(schedule.next_fire, now, rule)
+        if not await self.repository.claim_schedule(schedule.id, schedule.next_fire, following):
+            return  # another process claimed it
+        grace = timedelta(minutes=schedule.channel.grace_minutes)
+        if not catch_up(slot, now, grace):
+            log.info(
+                "skipping %s in %s: due at %s, past the grace window",
+                schedule.kind,
+                schedule.channel.target,
+                slot,
+            )
+            return
+        async with self._slots:
+            if schedule.kind == DAILY:
+                await self._post_daily(schedule)
+            else:
+                await self._post_weekly(schedule, slot.astimezone(rule.zone).date())
+
+    async def _post_daily(self, schedule: ScheduleInfo) -> None:
+        service, channel = self.service, schedule.channel
+        # Today's question closes yesterday's (which reveals it with streaks).
+        for post_id in await self.repository.open_daily_posts(channel.id):
+            await service.close_post(post_id)
+        pool = service.catalog.pool(schedule.bank, schedule.tag)
+        if not pool:
+            log.warning("no questions for the daily post in %s", channel.target)
+            return
+        [question_id] = await self.repository.draw(channel.id, pool, 1, service.rng)
+        question = service.catalog.question(question_id)
+        if question is None:
+            return
+        order = shuffled_order(len(question.options), service.rng)
+        now = service.clock.now()
+        post = await self.repository.post_daily(
+            channel.id,
+            question_id,
+            option_order=order,
+            correct_slot=order.index(question.answer_index),
+            now=now,
+            closes_at=now + timedelta(hours=channel.daily_window_hours),
+        )
+        if await service.publish(post, None) is not None:
+            # Never seen by anyone: it must not break (or extend) a streak.
+            await self.repository.discard_post(post.id)
+
+    async def _post_weekly(self, schedule: ScheduleInfo, local_day: date) -> None:
+        target, zone = schedule.channel.target, parse_zone(schedule.zone)
+        week_start = local_day - timedelta(days=local_day.weekday() + 7)
+        window = Window(
+            datetime.combine(week_start, time(0), zone),
+            datetime.combine(week_start + timedelta(days=7), time(0), zone),
+        )
+        rows = await self.repository.leaderboard(
+            platform=target.platform,
+            community=target.community,
+            channel_id=schedule.channel.id,
+            window=window,
+            limit=LEADERBOARD_SIZE,
+        )
+        leaders = await self.streak_leaders(schedule.channel.id)
+        scores = await self.repository.question_scores(schedule.channel.id, window)
+        hardest = min(scores, key=lambda s: (s.correct / s.answered, -s.answered), default=None)
+        question = self.service.catalog.question(hardest.question_id) if hardest else None
+        hard = (
+            render.Hardest(question.prompt, hardest.correct, hardest.answered)
+            if hardest and question
+            else None
+        )
+        users = [row.user_id for row in rows] + [user for user, _ in leaders]
+        adapter = self.service.adapters.get(target.platform)
+        if adapter is None:
+            return
+        try:
+            names = await self.service.names(target, users)
+            await adapter.send(
+                target,
+                render.weekly_leaderboard(rows, week_start, leaders, hard, target.platform, names),
+            )
+        except DeliveryError as error:
+            log.warning("cannot post the weekly leaderboard in %s: %s", target, error)
+            await self.service.delivery_failed(target, error)
+
+    # -- streaks ------------------------------------------------------------------
+
+    async def streaks(self, channel_id: int) -> dict[str, tuple[int, int]]:
+        """Every member's (current, best) daily streak in the channel."""
+        history = await self.repository.daily_history(channel_id)
+        return streak_table(history.posts, history.answers)
+
+    async def streak_leaders(self, channel_id: int) -> list[tuple[str, int]]:
+        return streak_leaders(await self.streaks(channel_id), STREAK_LEADERS)
+
+
+def _required(args: Mapping[str, str], key: str, what: str) -> str:
+    value = args.get(key)
+    if not value:
+        raise ScheduleError(f"this schedule needs {what}")
+    return value
+
+
+def _rule_of(schedule: ScheduleInfo) -> Rule:
+    return Rule(
+        at=parse_time(schedule.at_time),
+        zone=parse_zone(schedule.zone),
+        days=frozenset(schedule.days),
+    )
+
+
+def _latest_slot(due: datetime, now: datetime, rule: Rule) -> tuple[datetime, datetime]:
+    """The last slot at or before `now` (starting from the stored `due` one),
+    and the first slot after `now`: after downtime only the latest missed slot
+    may still be posted, and never more than once."""
+    slot = due
+    for _ in range(MAX_MISSED_SLOTS):
+        following = next_fire(slot, rule)
+        if following > now:
+            return slot, following
+        slot = following
+    return slot, next_fire(now, rule)
