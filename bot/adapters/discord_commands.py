@@ -7,7 +7,9 @@ hands it to the runner; which commands need a moderator is the service's call.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from functools import cache
 from typing import Any, Literal
+from zoneinfo import available_timezones
 
 import discord
 from discord import app_commands
@@ -27,6 +29,17 @@ def _matching(values: list[str], current: str) -> list[app_commands.Choice[str]]
     return [app_commands.Choice(name=value, value=value) for value in found[:CHOICES_LIMIT]]
 
 
+@cache
+def _zones() -> list[str]:
+    # Reading the tz database walks the filesystem; once per process is enough.
+    return sorted(available_timezones())
+
+
+def _given(**options: str | None) -> dict[str, str]:
+    """Only the options the member filled in: absent ones fall back to the service's defaults."""
+    return {key: value for key, value in options.items() if value is not None}
+
+
 def quiz_group(run: Runner, catalog: Callable[[], Catalog]) -> app_commands.Group:
     """The `/quiz` group. `catalog` is read at each autocomplete, so it follows reloads."""
     # Guilds only: every quiz lives in a server channel. Not gated by
@@ -38,12 +51,16 @@ def quiz_group(run: Runner, catalog: Callable[[], Catalog]) -> app_commands.Grou
         allowed_contexts=app_commands.AppCommandContext(guild=True),
     )
     config = app_commands.Group(name="config", description=COMMANDS["config"], parent=quiz)
+    schedule = app_commands.Group(name="schedule", description=COMMANDS["schedule"], parent=quiz)
 
     async def banks(_interaction: discord.Interaction[Any], current: str) -> list[Any]:
         return _matching(sorted(catalog().banks), current)
 
     async def tags(_interaction: discord.Interaction[Any], current: str) -> list[Any]:
         return _matching(catalog().tags(), current)
+
+    async def zones(_interaction: discord.Interaction[Any], current: str) -> list[Any]:
+        return _matching(_zones(), current)
 
     @quiz.command(name="start", description=COMMANDS["start"])
     @app_commands.describe(
@@ -76,7 +93,7 @@ def quiz_group(run: Runner, catalog: Callable[[], Catalog]) -> app_commands.Grou
     async def leaderboard(
         interaction: discord.Interaction[Any],
         scope: Literal["channel", "server"] = "channel",
-        period: Literal["week", "month", "all"] = "week",
+        period: Literal["week", "month", "all", "streaks"] = "week",
     ) -> None:
         await run(interaction, "leaderboard", {"scope": scope, "period": period})
 
@@ -106,9 +123,55 @@ def quiz_group(run: Runner, catalog: Callable[[], Catalog]) -> app_commands.Grou
     )
     async def set_(
         interaction: discord.Interaction[Any],
-        setting: Literal["moderator-role", "mentions", "timezone"],
+        setting: Literal["moderator-role", "mentions", "timezone", "daily-window", "grace"],
         value: str,
     ) -> None:
         await run(interaction, "config", {"key": setting, "value": value})
+
+    # Times, zones and day lists stay free text: the service parses and explains
+    # mistakes in one place for every platform.
+    @schedule.command(name="daily", description=COMMANDS["schedule daily"])
+    @app_commands.describe(
+        time=OPTIONS["time"],
+        timezone=OPTIONS["timezone"],
+        days=OPTIONS["days"],
+        bank=OPTIONS["bank"],
+        tag=OPTIONS["tag"],
+    )
+    @app_commands.autocomplete(timezone=zones, bank=banks, tag=tags)
+    async def schedule_daily(
+        interaction: discord.Interaction[Any],
+        time: str,
+        timezone: str | None = None,
+        days: str | None = None,
+        bank: str | None = None,
+        tag: str | None = None,
+    ) -> None:
+        args = _given(action="daily", time=time, timezone=timezone, days=days, bank=bank, tag=tag)
+        await run(interaction, "schedule", args)
+
+    @schedule.command(name="leaderboard", description=COMMANDS["schedule leaderboard"])
+    @app_commands.describe(day=OPTIONS["day"], time=OPTIONS["time"], timezone=OPTIONS["timezone"])
+    @app_commands.autocomplete(timezone=zones)
+    async def schedule_leaderboard(
+        interaction: discord.Interaction[Any],
+        day: Literal["mon", "tue", "wed", "thu", "fri", "sat", "sun"],
+        time: str,
+        timezone: str | None = None,
+    ) -> None:
+        args = _given(action="leaderboard", day=day, time=time, timezone=timezone)
+        await run(interaction, "schedule", args)
+
+    @schedule.command(name="show", description=COMMANDS["schedule show"])
+    async def schedule_show(interaction: discord.Interaction[Any]) -> None:
+        await run(interaction, "schedule", {"action": "show"})
+
+    @schedule.command(name="off", description=COMMANDS["schedule off"])
+    @app_commands.describe(which=OPTIONS["which"])
+    async def schedule_off(
+        interaction: discord.Interaction[Any],
+        which: Literal["daily", "leaderboard"] | None = None,
+    ) -> None:
+        await run(interaction, "schedule", _given(action="off", which=which))
 
     return quiz

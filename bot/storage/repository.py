@@ -799,7 +799,7 @@ class Repository:
                 .where(Schedule.channel_id == channel_id)
                 .order_by(Schedule.kind)
             )
-            return [_schedule_info(schedule, channel) for schedule, channel in rows.tuples()]
+            return [_schedule_info(schedule, channel) for schedule, channel in rows]
 
     async def delete_schedules(self, channel_id: int, kinds: Sequence[str]) -> int:
         async with self._sessions.begin() as session:
@@ -827,7 +827,7 @@ class Repository:
                 .order_by(Schedule.next_fire, Schedule.id)
                 .limit(limit)
             )
-            return [_schedule_info(schedule, channel) for schedule, channel in rows.tuples()]
+            return [_schedule_info(schedule, channel) for schedule, channel in rows]
 
     async def next_schedule_fire(self, platforms: Sequence[str]) -> datetime | None:
         async with self._sessions() as session:
