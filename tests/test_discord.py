@@ -13,6 +13,7 @@ import re
 import signal
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -22,13 +23,14 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.adapters import discord_platform
 from bot.adapters.discord_platform import DiscordPlatform, QuizClient
-from bot.clock import SystemClock
+from bot.clock import Clock, SystemClock
 from bot.config import Settings
 from bot.platforms import StartError
 from bot.quiz.bank import Catalog
 from bot.quiz.service import QuizService
 from bot.storage.db import create_engine
 from bot.storage.repository import Repository
+from tests.fakes.clock import ShiftedClock
 from tests.fakes.fake_discord import (
     APP_ID,
     EPHEMERAL,
@@ -117,8 +119,10 @@ def settings_for(fake: FakeDiscord, **extra: str) -> Settings:
     return Settings(_env_file=None, **values)  # type: ignore[call-arg]
 
 
-async def start_bot(fake: FakeDiscord, engine: AsyncEngine, catalog: Catalog) -> Bot:
-    service = QuizService(Repository(engine), catalog, SystemClock(), rng=random.Random(7))
+async def start_bot(
+    fake: FakeDiscord, engine: AsyncEngine, catalog: Catalog, clock: Clock | None = None
+) -> Bot:
+    service = QuizService(Repository(engine), catalog, clock or SystemClock(), rng=random.Random(7))
     platform = discord_platform.platform(
         settings_for(fake), service, guild_ready_timeout=0.05, client_class=FastClient
     )
@@ -247,6 +251,49 @@ async def test_a_member_holding_the_configured_moderator_role_may_start_a_quiz(
     await fake.wait_for(lambda: fake.questions(CHANNEL))
 
 
+# -- scheduled daily questions -------------------------------------------------------------
+
+
+async def test_a_scheduled_daily_question_is_posted_when_due_and_a_right_click_starts_a_streak(
+    fake: FakeDiscord, engine: AsyncEngine, catalog: Catalog
+) -> None:
+    clock = ShiftedClock()
+    bot = await start_bot(fake, engine, catalog, clock)
+    try:
+        refused = await bot.command("schedule daily", user=PLAYER, time="09:00")
+        assert refused[0].ephemeral
+        assert text_of(refused[1]).startswith("Only moderators can change the schedule")
+        reply, bad = await bot.command("schedule daily", time="25:00")
+        assert reply.ephemeral
+        assert "25:00 is not a time of day" in text_of(bad)
+        _, shown = await bot.command("schedule show", user=PLAYER)
+        assert "Nothing is scheduled here" in text_of(shown)
+
+        due = clock.minute_due_in(2.0)
+        reply, saved = await bot.command("schedule daily", time=f"{due:%H:%M}")
+        assert reply.ephemeral
+        assert text_of(saved).startswith(f"Daily question scheduled: daily {due:%H:%M} UTC")
+        reply, shown = await bot.command("schedule show", user=PLAYER)
+        assert reply.ephemeral
+        assert f"daily {due:%H:%M} UTC every day" in text_of(shown)
+        assert not fake.questions(CHANNEL)
+
+        [question] = await fake.wait_for(lambda: fake.questions(CHANNEL), within=5)
+        # Not early: the fake stamps messages with real time, the bot runs shifted.
+        assert datetime.fromisoformat(question["timestamp"]) + clock.offset >= due
+        assert question["embeds"][0]["title"].endswith("· Question of the day")
+        [button] = [
+            b for b in buttons_of(question) if b["label"] == correct_letter(catalog, question)
+        ]
+        token = await fake.click(GUILD, PLAYER, question["id"], button["custom_id"])
+        reply, answered = await fake.reply(token)
+        assert reply.ephemeral
+        assert "is right!" in text_of(answered)
+        assert "🔥 1-day streak" in text_of(answered)
+    finally:
+        await bot.stop()
+
+
 # -- restarts and the gateway --------------------------------------------------------------
 
 
@@ -362,6 +409,12 @@ async def test_bank_and_tag_options_autocomplete_from_the_loaded_banks(
     reply = await fake.wait_for(lambda: fake.replies[token].callback)
     assert [c["value"] for c in reply["data"]["choices"]] == catalog.tags()[:25]
 
+    token = await fake.slash(
+        GUILD, CHANNEL, MOD, "schedule daily", {"timezone": "berl"}, focused="timezone"
+    )
+    reply = await fake.wait_for(lambda: fake.replies[token].callback)
+    assert [c["value"] for c in reply["data"]["choices"]] == ["Europe/Berlin"]
+
 
 # -- the shapes discord.py and Discord agree on --------------------------------------------
 
@@ -390,7 +443,16 @@ async def test_canary_login_ready_sync_and_interaction_shapes_match_the_pinned_d
     subcommands = {o["name"]: o for o in quiz["options"]}
     assert set(subcommands) == {
         "start", "stop", "skip", "leaderboard", "stats", "forget-me", "help", "config",
+        "schedule",
     }  # fmt: skip
+    schedule = {o["name"]: o for o in subcommands["schedule"]["options"]}
+    assert set(schedule) == {"daily", "leaderboard", "show", "off"}
+    daily = {o["name"]: o for o in schedule["daily"]["options"]}
+    assert daily["time"]["required"] is True and daily["timezone"]["autocomplete"] is True
+    assert [c["value"] for c in schedule["leaderboard"]["options"][0]["choices"]][:2] == [
+        "mon",
+        "tue",
+    ]
     start_options = {o["name"]: o for o in subcommands["start"]["options"]}
     assert start_options["questions"]["min_value"] == 1
     assert start_options["bank"]["autocomplete"] is True

@@ -17,8 +17,7 @@ from bot.quiz.scheduler import DAILY
 from bot.quiz.service import QuizService
 from bot.textcommands import UsageError, parse
 from tests.conftest import CHANNEL, OTHER_CHANNEL, Host
-from tests.fakes.clock import FakeClock
-from tests.fakes.recording import RecordingAdapter, Sent
+from tests.fakes.recording import Sent
 
 BERLIN = ZoneInfo("Europe/Berlin")
 NEW_YORK = ZoneInfo("America/New_York")

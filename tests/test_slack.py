@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import html
+import json
 import random
 import re
 import socket
@@ -14,7 +15,7 @@ import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,7 @@ from bot.adapters.slack_blocks import blocks, escape
 from bot.adapters.slack_pacing import ChannelPacer
 from bot.adapters.slack_platform import SlackPlatform
 from bot.chat import Button, ButtonStyle, OutMessage
-from bot.clock import SystemClock
+from bot.clock import Clock, SystemClock
 from bot.config import Settings
 from bot.platforms import StartError
 from bot.quiz.bank import Catalog, Question
@@ -33,6 +34,7 @@ from bot.quiz.service import QuizService
 from bot.storage.db import create_engine
 from bot.storage.repository import Repository
 from tests.conftest import ROOT
+from tests.fakes.clock import ShiftedClock
 from tests.fakes.fake_slack import (
     APP_TOKEN,
     BOT_TOKEN,
@@ -200,15 +202,15 @@ async def make_slack(
     fake: FakeSlack, catalog: Catalog, tmp_path: Path, _templates: Any
 ) -> AsyncIterator[MakeSlack]:
     """Starts the real Slack platform (HTTP or Socket Mode) on a fresh SQLite
-    database with the real clock and the timer loop running."""
+    database with the real clock (or `clock`) and the timer loop running."""
     async with AsyncExitStack() as stack:
 
-        async def make(*, socket: bool = False) -> Slack:
+        async def make(*, socket: bool = False, clock: Clock | None = None) -> Slack:
             path = await _templates.sqlite_copy(tmp_path / f"{uuid.uuid4().hex}.db")
             engine = create_engine(f"sqlite+aiosqlite:///{path}")
             stack.push_async_callback(engine.dispose)
             repository = Repository(engine)
-            service = QuizService(repository, catalog, SystemClock(), rng=random.Random(5))
+            service = QuizService(repository, catalog, clock or SystemClock(), rng=random.Random(5))
             platform = SlackPlatform(settings_for(fake, socket=socket), service)
             service.register(platform.adapter)
             await platform.start()
@@ -366,6 +368,32 @@ async def test_socket_mode_plays_a_quiz_through_envelopes_and_acks_each(
     )
     await slack.platform.close()
     assert not slack.platform.adapter.connected  # timers skip Slack; /healthz says so
+
+
+# -- scheduled daily questions -------------------------------------------------------------
+
+
+async def test_a_scheduled_daily_question_is_posted_when_due_and_a_right_click_starts_a_streak(
+    make_slack: MakeSlack,
+) -> None:
+    clock = ShiftedClock()
+    slack = await make_slack(clock=clock)
+    fake = slack.fake
+    due = clock.minute_due_in(2.0)  # schedules fire on whole minutes
+    saved = await slack.command(f"schedule daily {due:%H:%M}")
+    assert saved.private
+    assert saved.text.startswith(f"Daily question scheduled: daily {due:%H:%M} UTC every day")
+    assert not fake.questions(CHANNEL)
+
+    question = await slack.next_question()
+    assert "Question of the day" in question.text
+    # Not early: it closes a default 24 h window after it was posted (bot time).
+    closes = re.search(r"<!date\^(\d+)\^", json.dumps(question.blocks))
+    assert closes is not None
+    assert datetime.fromtimestamp(int(closes[1]), UTC) - timedelta(hours=24) >= due
+    assert await slack.click(question, slack.letter(question, correct=True), MEMBER) == 200
+    [answered] = await fake.wait_for(lambda: fake.ephemerals(MEMBER), what="the click reply")
+    assert "is right!" in answered.text and "🔥 1-day streak" in answered.text
 
 
 # -- moderators, faults, scores --------------------------------------------------------
