@@ -46,6 +46,7 @@ format: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/answers.py
+	$(BIN)/python bench/schedule.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .benchmarks build dist *.egg-info

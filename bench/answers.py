@@ -14,45 +14,20 @@ import asyncio
 import os
 import random
 import statistics
-import sys
 import tempfile
 import time
-import uuid
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from common import ROOT, NullAdapter, postgres_schema
 
-from bot.chat import Command, Interaction, MessageRef, OutMessage, Target  # noqa: E402
-from bot.clock import SystemClock  # noqa: E402
-from bot.quiz.bank import load_banks  # noqa: E402
-from bot.quiz.render import parse_answer_custom_id  # noqa: E402
-from bot.quiz.service import QuizService  # noqa: E402
-from bot.storage.db import create_engine, upgrade  # noqa: E402
-from bot.storage.repository import Repository  # noqa: E402
+from bot.chat import Interaction, Target
+from bot.clock import SystemClock
+from bot.quiz.bank import load_banks
+from bot.quiz.render import parse_answer_custom_id
+from bot.quiz.service import QuizService
+from bot.storage.db import create_engine, upgrade
+from bot.storage.repository import Repository
 
 CHANNEL = Target("bench", "guild", "channel")
-
-
-class NullAdapter:
-    """Accepts posts without a network, so only the quiz core and database are timed."""
-
-    platform = "bench"
-    connected = True
-
-    def __init__(self) -> None:
-        self.buttons: tuple[str, ...] = ()
-
-    async def send(self, target: Target, message: OutMessage) -> MessageRef:
-        if message.buttons:
-            self.buttons = tuple(button.custom_id for button in message.buttons)
-        return MessageRef(target, "1")
-
-    async def edit(self, ref: MessageRef, message: OutMessage) -> None:
-        return None
-
-    async def reply_private(self, event: Command | Interaction, message: OutMessage) -> None:
-        return None
 
 
 async def measure(url: str, members: int, search_path: str | None = None) -> None:
@@ -98,18 +73,8 @@ async def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         await measure(f"sqlite+aiosqlite:///{folder}/bench.db", options.members)
     if options.postgres:
-        import asyncpg
-        from sqlalchemy.engine import make_url
-
-        schema = f"bench_{uuid.uuid4().hex[:8]}"
-        dsn = make_url(options.postgres).set(drivername="postgresql").render_as_string(False)
-        admin = await asyncpg.connect(dsn)
-        await admin.execute(f'CREATE SCHEMA "{schema}"')
-        try:
+        async with postgres_schema(options.postgres) as schema:
             await measure(options.postgres, options.members, search_path=schema)
-        finally:
-            await admin.execute(f'DROP SCHEMA "{schema}" CASCADE')
-            await admin.close()
     else:
         print("postgresql skipped: set QUIZ_TEST_POSTGRES_URL or pass --postgres URL")
 

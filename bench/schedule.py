@@ -1,0 +1,97 @@
+"""Scheduling benchmark: N channels (default 500) whose daily question is due
+at the same minute, posted by one scheduler tick.
+
+Prints how long the tick took until every channel had its question, and posts
+per second, with no platform latency and with a simulated round trip per post
+(posts go out concurrently, so the round trip should barely add up). Runs on
+SQLite and, when QUIZ_TEST_POSTGRES_URL or --postgres is given, on PostgreSQL.
+
+    python bench/schedule.py [--channels 500] [--latency 0.15] [--postgres URL]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+
+from common import ROOT, NullAdapter, postgres_schema
+
+from bot.chat import Target
+from bot.quiz.bank import load_banks
+from bot.quiz.scheduler import DAILY
+from bot.quiz.service import QuizService
+from bot.storage.db import create_engine, upgrade
+from bot.storage.repository import Repository
+
+
+class StoppedClock:
+    """The scheduler's clock, held at the due minute so only the work is timed."""
+
+    def __init__(self, moment: datetime) -> None:
+        self.moment = moment
+
+    def now(self) -> datetime:
+        return self.moment
+
+    async def wait(self, event: asyncio.Event, seconds: float | None) -> None:
+        return None
+
+
+async def measure(url: str, channels: int, latency: float, search_path: str | None = None) -> None:
+    engine = create_engine(url, search_path=search_path)
+    await upgrade(engine)
+    repository = Repository(engine)
+    due = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+    for number in range(channels):
+        channel = await repository.channel(Target("bench", "guild", f"c{number}"), due)
+        await repository.set_schedule(
+            channel.id,
+            DAILY,
+            at_time="09:00",
+            zone="UTC",
+            days=list(range(7)),
+            bank=None,
+            tag=None,
+            next_fire=due,
+            created_by="bench",
+            now=due,
+        )
+    catalog, _ = load_banks([ROOT / "questions"])
+    service = QuizService(repository, catalog, StoppedClock(due + timedelta(seconds=5)))
+    adapter = NullAdapter(latency)
+    service.register(adapter)
+    began = time.perf_counter()
+    await service.scheduler.tick()
+    elapsed = time.perf_counter() - began
+    print(
+        f"{engine.dialect.name:<10} {channels} channels, {latency * 1000:.0f} ms per post: "
+        f"posted={adapter.posts}  all out in {elapsed:.2f} s  "
+        f"({adapter.posts / elapsed:,.0f} posts/s)"
+    )
+    await engine.dispose()
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--channels", type=int, default=500)
+    parser.add_argument("--latency", type=float, default=0.15)
+    parser.add_argument("--postgres", default=os.environ.get("QUIZ_TEST_POSTGRES_URL"))
+    options = parser.parse_args()
+    random.seed(1)
+    for latency in (0.0, options.latency):
+        with tempfile.TemporaryDirectory() as folder:
+            await measure(f"sqlite+aiosqlite:///{folder}/bench.db", options.channels, latency)
+        if options.postgres:
+            async with postgres_schema(options.postgres) as schema:
+                await measure(options.postgres, options.channels, latency, search_path=schema)
+    if not options.postgres:
+        print("postgresql skipped: set QUIZ_TEST_POSTGRES_URL or pass --postgres URL")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
