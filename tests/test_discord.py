@@ -290,6 +290,9 @@ async def test_a_scheduled_daily_question_is_posted_when_due_and_a_right_click_s
         assert reply.ephemeral
         assert "is right!" in text_of(answered)
         assert "🔥 1-day streak" in text_of(answered)
+
+        _, off = await bot.command("schedule off", which="daily")
+        assert text_of(off) == "Turned off the daily question schedule here."
     finally:
         await bot.stop()
 

@@ -72,6 +72,10 @@ class Scheduler:
                 return await self._turn_off(target, args.get("which"))
         except ScheduleError as problem:
             return render.schedule_problem(str(problem))
+        if action != "show":
+            return render.schedule_problem(
+                f"`{action}` is not a schedule action: use daily, leaderboard, show or off"
+            )
         return await self.show(target)
 
     async def show(self, target: Target) -> OutMessage:

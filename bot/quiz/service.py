@@ -126,7 +126,11 @@ class QuizService:
 
     async def _dispatch(self, command: Command) -> OutMessage:
         name = command.name
-        showing_schedule = name == "schedule" and command.args.get("action", "show") == "show"
+        # Anyone may look at the schedule; only changing it needs a moderator.
+        showing_schedule = name == "schedule" and command.args.get("action", "show").lower() in (
+            "show",
+            "",
+        )
         if name in MODERATOR_COMMANDS and not showing_schedule:
             channel = await self.channel(command.target)
             if not await command.by_moderator(channel.moderator_role):
