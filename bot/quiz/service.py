@@ -534,8 +534,9 @@ class QuizService:
             self._wake.clear()
             timeout = MAX_IDLE_SECONDS
             try:
+                ticked_at = self.clock.now()
                 await self.tick()
-                deadlines = [
+                upcoming = [
                     when
                     for when in (
                         await self.repository.next_deadline(),
@@ -543,12 +544,16 @@ class QuizService:
                     )
                     if when is not None
                 ]
-                if deadlines:
-                    deadline = min(deadlines)
-                    wait = (deadline - self.clock.now()).total_seconds()
-                    # Still due after a tick: its platform is not connected here
-                    # yet; look again soon rather than spin.
-                    timeout = min(wait if wait > 0 else 1.0, MAX_IDLE_SECONDS)
+                if upcoming:
+                    deadline = min(upcoming)
+                    if deadline <= ticked_at:
+                        # Still due after a tick: its platform is not connected
+                        # here yet; look again soon rather than spin.
+                        timeout = 1.0
+                    else:
+                        # Came due while this tick ran (0 s): tick again at once.
+                        wait = (deadline - self.clock.now()).total_seconds()
+                        timeout = min(max(wait, 0.0), MAX_IDLE_SECONDS)
             except Exception:
                 log.exception("timer tick failed; retrying")
                 timeout = 1.0
