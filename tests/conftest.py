@@ -333,6 +333,17 @@ class Host:
         return ranking(reply)
 
 
+def restart(host: Host, seed: int = 11) -> Host:
+    """Drop the old service; a new one (with a new adapter) on the same database,
+    as after a restart: the old process's messages still exist."""
+    service = QuizService(
+        host.service.repository, host.catalog, host.clock, rng=random.Random(seed)
+    )
+    adapter = host.adapter.restarted()
+    service.register(adapter)
+    return Host(service, adapter, host.catalog, host.clock)
+
+
 @pytest.fixture
 def host(
     service: QuizService, adapter: RecordingAdapter, catalog: Catalog, clock: FakeClock

@@ -4,25 +4,13 @@ service closes what the old one left open and carries the quiz on."""
 from __future__ import annotations
 
 import asyncio
-import random
 
 from bot.chat import DeliveryError
 from bot.quiz.render import parse_answer_custom_id
-from bot.quiz.service import QuizService
 from bot.storage.repository import QuizInfo, Repository
-from tests.conftest import CHANNEL, Host
+from tests.conftest import CHANNEL, Host, restart
 from tests.fakes.clock import FakeClock
 from tests.fakes.recording import Sent
-
-
-def restart(host: Host, seed: int = 11) -> Host:
-    """Drop the old service; a new one (with a new adapter) on the same database."""
-    service = QuizService(
-        host.service.repository, host.catalog, host.clock, rng=random.Random(seed)
-    )
-    adapter = host.adapter.restarted()
-    service.register(adapter)
-    return Host(service, adapter, host.catalog, host.clock)
 
 
 async def running_quiz(repository: Repository, clock: FakeClock) -> QuizInfo:

@@ -16,7 +16,7 @@ from bot.chat import Target
 from bot.quiz.scheduler import DAILY
 from bot.quiz.service import QuizService
 from bot.textcommands import UsageError, parse
-from tests.conftest import CHANNEL, OTHER_CHANNEL, Host
+from tests.conftest import CHANNEL, OTHER_CHANNEL, Host, restart
 from tests.fakes.recording import Sent
 
 BERLIN = ZoneInfo("Europe/Berlin")
@@ -60,16 +60,6 @@ async def run_until(host: Host, moment: datetime) -> list[tuple[datetime, Sent]]
     await service.tick()
     posted += [(moment, s) for s in host.adapter.sent[before:] if s.message.buttons]
     return posted
-
-
-def restart(host: Host, seed: int = 5) -> Host:
-    """A new process on the same database; the old one's messages still exist."""
-    service = QuizService(
-        host.service.repository, host.catalog, host.clock, rng=random.Random(seed)
-    )
-    adapter = host.adapter.restarted()
-    service.register(adapter)
-    return Host(service, adapter, host.catalog, host.clock)
 
 
 async def answer_daily(host: Host, user: str, *, correct: bool, target: Target = CHANNEL) -> str:
@@ -402,7 +392,7 @@ async def test_a_post_missed_during_downtime(
     await answer_daily(host, "ana", correct=True)
     # The bot is down from 09:30 on Tuesday; a new process comes up later.
     host.clock.set(at("2026-03-03 10:00") + timedelta(hours=down_hours))
-    after = restart(host)
+    after = restart(host, seed=5)
     await asyncio.gather(after.service.tick(), after.service.tick())
     await after.service.tick()
     assert len(after.adapter.questions(CHANNEL)) == (1 if posted_late else 0)

@@ -502,6 +502,26 @@ def schedules_off(kinds: Sequence[str], removed: int) -> OutMessage:
     return private(f"Turned off the {names} schedule here.")
 
 
+_SCHEDULE_OPTIONS = {
+    "time": "a time like 09:00",
+    "day": "a day (mon, tue, wed, thu, fri, sat, sun)",
+}
+
+
+def schedule_needs(option: str) -> OutMessage:
+    return schedule_problem(f"this schedule needs {_SCHEDULE_OPTIONS[option]}")
+
+
+def not_a_schedule(which: str) -> OutMessage:
+    return schedule_problem(f"`{which}` is not a schedule: use daily or leaderboard")
+
+
+def unknown_schedule_action(action: str) -> OutMessage:
+    return schedule_problem(
+        f"`{action}` is not a schedule action: use daily, leaderboard, show or off"
+    )
+
+
 def schedule_problem(problem: str) -> OutMessage:
     return private(
         f"{problem.rstrip('.')}. Nothing was changed. Example: "

@@ -110,6 +110,14 @@ def streak_table(
     return table
 
 
+def streak_board(
+    table: dict[str, tuple[int, int]], limit: int
+) -> list[tuple[str, tuple[int, int]]]:
+    """Members who ever had a streak: longest current first, then longest best."""
+    ranked = sorted(table.items(), key=lambda entry: (-entry[1][0], -entry[1][1], entry[0]))
+    return [entry for entry in ranked if entry[1][1] > 0][:limit]
+
+
 def streak_leaders(table: dict[str, tuple[int, int]], limit: int) -> list[tuple[str, int]]:
     """Members with the longest current streaks (at least 1), longest first."""
     alive = [(user, current) for user, (current, _) in table.items() if current > 0]

@@ -25,7 +25,6 @@ from bot.quiz.rules import (
     streak_table,
 )
 from bot.quiz.schedule import (
-    DAY_NAMES,
     Rule,
     ScheduleError,
     catch_up,
@@ -45,6 +44,13 @@ log = logging.getLogger(__name__)
 
 DAILY, LEADERBOARD = "daily", "leaderboard"
 KINDS = (DAILY, LEADERBOARD)
+# Each `/quiz schedule` action and the options it cannot do without.
+ACTIONS: dict[str, tuple[str, ...]] = {
+    DAILY: ("time",),
+    LEADERBOARD: ("day", "time"),
+    "show": (),
+    "off": (),
+}
 ALL_DAYS = frozenset(range(7))
 # Due posts in flight at once; the adapters pace each platform's rate limits.
 CONCURRENT_POSTS = 50
@@ -63,6 +69,11 @@ class Scheduler:
     async def command(self, target: Target, user_id: str, args: Mapping[str, str]) -> OutMessage:
         """`/quiz schedule daily|leaderboard|show|off …`; the caller checked who may."""
         action = (args.get("action") or "show").lower()
+        if action not in ACTIONS:
+            return render.unknown_schedule_action(action)
+        missing = [option for option in ACTIONS[action] if not args.get(option)]
+        if missing:
+            return render.schedule_needs(missing[0])
         try:
             if action == DAILY:
                 return await self._set_daily(target, user_id, args)
@@ -72,10 +83,6 @@ class Scheduler:
                 return await self._turn_off(target, args.get("which"))
         except ScheduleError as problem:
             return render.schedule_problem(str(problem))
-        if action != "show":
-            return render.schedule_problem(
-                f"`{action}` is not a schedule action: use daily, leaderboard, show or off"
-            )
         return await self.show(target)
 
     async def show(self, target: Target) -> OutMessage:
@@ -86,7 +93,7 @@ class Scheduler:
     async def _set_daily(self, target: Target, user_id: str, args: Mapping[str, str]) -> OutMessage:
         channel = await self.service.channel(target)
         rule = Rule(
-            at=parse_time(_required(args, "time", "a time like 09:00")),
+            at=parse_time(args["time"]),
             zone=parse_zone(args.get("timezone") or channel.timezone),
             days=parse_days(args["days"]) if args.get("days") else ALL_DAYS,
         )
@@ -102,11 +109,10 @@ class Scheduler:
         self, target: Target, user_id: str, args: Mapping[str, str]
     ) -> OutMessage:
         channel = await self.service.channel(target)
-        day = parse_weekday(_required(args, "day", f"a day ({', '.join(DAY_NAMES)})"))
         rule = Rule(
-            at=parse_time(_required(args, "time", "a time like 09:00")),
+            at=parse_time(args["time"]),
             zone=parse_zone(args.get("timezone") or channel.timezone),
-            days=frozenset({day}),
+            days=frozenset({parse_weekday(args["day"])}),
         )
         return await self._save(target, user_id, LEADERBOARD, rule, None, None)
 
@@ -121,26 +127,34 @@ class Scheduler:
     ) -> OutMessage:
         channel = await self.service.channel(target)
         now = self.service.clock.now()
+        view = render.ScheduleView(
+            kind=kind,
+            at_time=rule.at.strftime("%H:%M"),
+            zone=rule.zone.key,
+            days=format_days(rule.days),
+            bank=bank,
+            tag=tag,
+            next_fire=next_fire(now, rule).astimezone(rule.zone),
+        )
         await self.repository.set_schedule(
             channel.id,
             kind,
-            at_time=rule.at.strftime("%H:%M"),
-            zone=rule.zone.key,
+            at_time=view.at_time,
+            zone=view.zone,
             days=sorted(rule.days),
             bank=bank,
             tag=tag,
-            next_fire=next_fire(now, rule),
+            next_fire=view.next_fire,
             created_by=user_id,
             now=now,
         )
         self.service.wake()
-        saved = [s for s in await self.repository.schedules_of(channel.id) if s.kind == kind]
-        return render.schedule_saved(self._view(saved[0]))
+        return render.schedule_saved(view)
 
     async def _turn_off(self, target: Target, which: str | None) -> OutMessage:
         kinds = list(KINDS) if not which or which.lower() in ("all", "both") else [which.lower()]
         if kinds[0] not in KINDS:
-            raise ScheduleError(f"`{which}` is not a schedule: use daily or leaderboard")
+            return render.not_a_schedule(which or "")
         channel = await self.service.channel(target)
         removed = await self.repository.delete_schedules(channel.id, kinds)
         return render.schedules_off(kinds, removed)
@@ -280,13 +294,6 @@ class Scheduler:
 
     async def streak_leaders(self, channel_id: int) -> list[tuple[str, int]]:
         return streak_leaders(await self.streaks(channel_id), STREAK_LEADERS)
-
-
-def _required(args: Mapping[str, str], key: str, what: str) -> str:
-    value = args.get(key)
-    if not value:
-        raise ScheduleError(f"this schedule needs {what}")
-    return value
 
 
 def _rule_of(schedule: ScheduleInfo) -> Rule:

@@ -45,6 +45,7 @@ from bot.quiz.rules import (
     period_window,
     points_for,
     shuffled_order,
+    streak_board,
     streaks,
 )
 from bot.quiz.scheduler import Scheduler
@@ -65,6 +66,16 @@ MODERATOR_COMMANDS = {
     "skip": "skip a question",
     "config": "change channel settings",
     "schedule": "change the schedule",
+}
+# Whole-number channel settings: key → (name in errors, channel column, limits).
+NUMBER_SETTINGS = {
+    "daily-window": (
+        "daily-window (hours)",
+        "daily_window_hours",
+        MIN_DAILY_WINDOW_HOURS,
+        MAX_DAILY_WINDOW_HOURS,
+    ),
+    "grace": ("grace (minutes)", "grace_minutes", MIN_GRACE_MINUTES, MAX_GRACE_MINUTES),
 }
 SCOPE_WORDS = {
     "channel": Scope.CHANNEL,
@@ -193,22 +204,17 @@ class QuizService:
             if not _known_zone(value):
                 return render.unknown_timezone(value)
             channel = await self.update_channel(channel, timezone=value)
-        elif key == "daily-window":
-            hours = _as_int(value, 0)
-            problem = _range_problem(
-                "daily-window (hours)", hours, value, MIN_DAILY_WINDOW_HOURS, MAX_DAILY_WINDOW_HOURS
+        elif key in NUMBER_SETTINGS:
+            label, column, low, high = NUMBER_SETTINGS[key]
+            number = _as_int(value, 0)
+            problem = (
+                f"{label} must be a whole number (got {value})"
+                if number is None
+                else check_range(label, number, low, high)
             )
             if problem:
                 return render.bad_value(problem)
-            channel = await self.update_channel(channel, daily_window_hours=hours)
-        elif key == "grace":
-            minutes = _as_int(value, 0)
-            problem = _range_problem(
-                "grace (minutes)", minutes, value, MIN_GRACE_MINUTES, MAX_GRACE_MINUTES
-            )
-            if problem:
-                return render.bad_value(problem)
-            channel = await self.update_channel(channel, grace_minutes=minutes)
+            channel = await self.update_channel(channel, **{column: number})
         return render.setting_changed(key, channel)
 
     async def update_channel(
@@ -576,9 +582,7 @@ class QuizService:
             return render.bad_value(f"scope must be channel or server (got {scope_word})")
         channel = await self.channel(target)
         if period_word.lower() == "streaks":
-            table = await self.scheduler.streaks(channel.id)
-            board = sorted(table.items(), key=lambda item: (-item[1][0], -item[1][1], item[0]))
-            board = [entry for entry in board if entry[1][1] > 0][:LEADERBOARD_SIZE]
+            board = streak_board(await self.scheduler.streaks(channel.id), LEADERBOARD_SIZE)
             streak_names = await self.names(target, [user for user, _ in board])
             return render.streak_board(board, target.platform, streak_names)
         try:
@@ -687,12 +691,6 @@ def _as_int(value: int | str | None, default: int) -> int | None:
         return int(value.strip())
     except ValueError:  # "ten", "3.5", "--5", "²" (a digit int() refuses)
         return None
-
-
-def _range_problem(name: str, value: int | None, given: str, low: int, high: int) -> str | None:
-    if value is None:
-        return f"{name} must be a whole number (got {given})"
-    return check_range(name, value, low, high)
 
 
 CLEAR_WORDS = {"none", "off", "-", "clear"}
