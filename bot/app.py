@@ -56,6 +56,9 @@ class Runtime:
             self._timers.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._timers
+        # Closes and posts in flight finish, and queued answers are committed,
+        # before the database goes away.
+        await self.service.drain()
         await self.engine.dispose()
 
     async def database_ok(self) -> bool:

@@ -604,6 +604,36 @@ def failure() -> OutMessage:
     return private("Something went wrong on my side; nothing was lost. Please try again.")
 
 
+# -- faults ---------------------------------------------------------------------
+
+
+def answer_not_stored() -> OutMessage:
+    return private(
+        "I could not save your answer, so it has not counted yet. Please click again; "
+        "if it did count after all, I'll tell you which answer I have."
+    )
+
+
+def malformed_id() -> OutMessage:
+    return private("I can't accept this: the member or channel id it came with is malformed.")
+
+
+def quiz_start_delayed(total: int, seconds: int, problem: str) -> OutMessage:
+    noun = "question" if total == 1 else "questions"
+    return private(
+        f"Starting a quiz: {total} {noun}, {seconds} seconds each. The platform did not take "
+        f"the first question yet ({problem}); I'm trying again for about a minute."
+    )
+
+
+def quiz_ended_undeliverable(sequence: int | None, problem: str) -> OutMessage:
+    which = f"question {sequence}" if sequence else "the next question"
+    return OutMessage(
+        text=f"The quiz has ended: I could not post {which} ({problem}), even after "
+        "retrying for a minute. Scores so far still count; a moderator can start a new quiz."
+    )
+
+
 HELP = f"""\
 **Quizmaster** runs multiple-choice quizzes in this channel.
 `/quiz start [questions] [seconds] [bank] [tag]`: a live quiz (moderators; \

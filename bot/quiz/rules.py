@@ -73,6 +73,19 @@ def period_window(period: Period, now: datetime, zone: ZoneInfo) -> Window:
     return Window(start.astimezone(now.tzinfo), end.astimezone(now.tzinfo))
 
 
+MAX_ID_LENGTH = 64
+
+
+def is_valid_id(value: str) -> bool:
+    """A member, channel or community id as platforms make them: 1–64 printable
+    characters without spaces (longer ones would not fit the database either)."""
+    return (
+        0 < len(value) <= MAX_ID_LENGTH
+        and value.isprintable()
+        and not any(c.isspace() for c in value)
+    )
+
+
 def check_range(name: str, value: int, low: int, high: int) -> str | None:
     if low <= value <= high:
         return None

@@ -12,10 +12,12 @@ import asyncio
 import logging
 from collections.abc import Mapping
 from datetime import date, datetime, time, timedelta
+from functools import partial
 from typing import TYPE_CHECKING
 
 from bot.chat import DeliveryError, OutMessage, Target
 from bot.quiz import render
+from bot.quiz.delivery import PUBLISH_LEASE, within_deadline
 from bot.quiz.rules import (
     LEADERBOARD_SIZE,
     STREAK_LEADERS,
@@ -173,28 +175,19 @@ class Scheduler:
 
     # -- timers -------------------------------------------------------------------
 
-    def _platforms(self) -> list[str]:
-        return [name for name, adapter in self.service.adapters.items() if adapter.connected]
-
     async def next_fire(self) -> datetime | None:
         """When the earliest schedule this process can post is due."""
-        return await self.repository.next_schedule_fire(self._platforms())
+        return await self.repository.next_schedule_fire(self.service._platforms())
 
-    async def tick(self) -> None:
-        """Post everything due, channels concurrently; one failing never holds up another."""
-        now = self.service.clock.now()
-        due = await self.repository.due_schedules(now, self._platforms())
-        results = await asyncio.gather(
-            *(self._fire(schedule, now) for schedule in due), return_exceptions=True
-        )
-        for schedule, result in zip(due, results, strict=True):
-            if isinstance(result, BaseException):
-                log.error(
-                    "schedule %s in %s failed",
-                    schedule.id,
-                    schedule.channel.target,
-                    exc_info=result,
-                )
+    async def due(self, now: datetime) -> list[ScheduleInfo]:
+        return await self.repository.due_schedules(now, self.service._platforms())
+
+    def start(self, due: list[ScheduleInfo], now: datetime) -> list[asyncio.Task[None]]:
+        """Fire each due schedule in its own task (see `QuizService.start_due_work`)."""
+        return [
+            self.service.jobs.start(("schedule", schedule.id), partial(self._fire, schedule, now))
+            for schedule in due
+        ]
 
     async def _fire(self, schedule: ScheduleInfo, now: datetime) -> None:
         try:
@@ -204,9 +197,14 @@ class Scheduler:
             await self.repository.delete_schedules(schedule.channel.id, [schedule.kind])
             return
         slot, following = _latest_slot(schedule.next_fire, now, rule)
+        grace = timedelta(minutes=schedule.channel.grace_minutes)
+        if schedule.kind == DAILY and catch_up(slot, now, grace):
+            # Claimed together with creating the post (see `_post_daily`).
+            async with self._slots:
+                await self._post_daily(schedule, (schedule.next_fire, following), slot + grace)
+            return
         if not await self.repository.claim_schedule(schedule.id, schedule.next_fire, following):
             return  # another process claimed it
-        grace = timedelta(minutes=schedule.channel.grace_minutes)
         if not catch_up(slot, now, grace):
             log.info(
                 "skipping %s in %s: due at %s, past the grace window",
@@ -216,35 +214,42 @@ class Scheduler:
             )
             return
         async with self._slots:
-            if schedule.kind == DAILY:
-                await self._post_daily(schedule)
-            else:
-                await self._post_weekly(schedule, slot.astimezone(rule.zone).date())
+            await self._post_weekly(schedule, slot.astimezone(rule.zone).date())
 
-    async def _post_daily(self, schedule: ScheduleInfo) -> None:
+    async def _post_daily(
+        self, schedule: ScheduleInfo, claim: tuple[datetime, datetime], publish_by: datetime
+    ) -> None:
+        """Claim the slot and create its post in one transaction, then send it.
+        A passing failure is retried until `publish_by` (the end of the grace
+        window); a crash after the claim leaves the post for the next start."""
         service, channel = self.service, schedule.channel
-        # Today's question closes yesterday's (which reveals it with streaks).
-        for post_id in await self.repository.open_daily_posts(channel.id):
-            await service.close_post(post_id)
         pool = service.catalog.pool(schedule.bank, schedule.tag)
-        if not pool:
-            log.warning("no questions for the daily post in %s", channel.target)
-            return
-        [question_id] = await self.repository.draw(channel.id, pool, 1, service.rng)
-        question = service.catalog.question(question_id)
+        question = None
+        if pool:
+            [question_id] = await self.repository.draw(channel.id, pool, 1, service.rng)
+            question = service.catalog.question(question_id)
         if question is None:
+            log.warning("no questions for the daily post in %s", channel.target)
+            await self.repository.claim_schedule(schedule.id, *claim)
             return
         order = shuffled_order(len(question.options), service.rng)
         now = service.clock.now()
         post = await self.repository.post_daily(
             channel.id,
-            question_id,
+            question.id,
             option_order=order,
             correct_slot=order.index(question.answer_index),
             now=now,
             closes_at=now + timedelta(hours=channel.daily_window_hours),
+            publish_by=max(publish_by, now),
+            publish_lease=now + PUBLISH_LEASE,
+            claim=(schedule.id, *claim),
         )
-        if await service.publish(post, None) is not None:
+        if post is None:
+            return  # another process claimed this slot
+        # Today's question closes yesterday's (which reveals it with streaks).
+        await service.close_older_dailies(post)
+        if (await service.deliver(post, None)).refused:
             # Never seen by anyone: it must not break (or extend) a streak.
             await self.repository.discard_post(post.id)
 
@@ -277,9 +282,13 @@ class Scheduler:
             return
         try:
             names = await self.service.names(target, users)
-            await adapter.send(
-                target,
-                render.weekly_leaderboard(rows, week_start, leaders, hard, target.platform, names),
+            await within_deadline(
+                adapter.send(
+                    target,
+                    render.weekly_leaderboard(
+                        rows, week_start, leaders, hard, target.platform, names
+                    ),
+                )
             )
         except DeliveryError as error:
             log.warning("cannot post the weekly leaderboard in %s: %s", target, error)

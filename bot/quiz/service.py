@@ -10,9 +10,10 @@ import asyncio
 import logging
 import random
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
-from dataclasses import replace
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from datetime import timedelta
+from functools import partial
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from bot.chat import (
@@ -27,6 +28,16 @@ from bot.chat import (
 from bot.clock import Clock
 from bot.quiz import render
 from bot.quiz.bank import Catalog
+from bot.quiz.delivery import (
+    DAILY_RETRY,
+    LIVE_PUBLISH_WINDOW,
+    LIVE_RETRY,
+    PUBLISH_LEASE,
+    REVEAL_LEASE,
+    retry_delay,
+    within_deadline,
+)
+from bot.quiz.jobs import Jobs
 from bot.quiz.rules import (
     DEFAULT_QUESTIONS,
     DEFAULT_SECONDS,
@@ -42,6 +53,7 @@ from bot.quiz.rules import (
     Period,
     Scope,
     check_range,
+    is_valid_id,
     period_window,
     points_for,
     shuffled_order,
@@ -60,6 +72,8 @@ MAX_IDLE_SECONDS = 30.0
 POST_CACHE_SIZE = 10_000
 # How long after closing a question its reveal is retried if the edit failed.
 REVEAL_RETRY_WINDOW = timedelta(minutes=15)
+# How long shutdown waits for timed work in flight (closes, posts) to finish.
+DRAIN_SECONDS = 10.0
 MODERATOR_COMMANDS = {
     "start": "start a quiz",
     "stop": "stop a quiz",
@@ -85,6 +99,23 @@ SCOPE_WORDS = {
 }
 
 
+@dataclass(frozen=True)
+class Delivery:
+    """How one try at posting a new question went."""
+
+    delivered: bool
+    problem: str | None = None
+    retrying: bool = False  # a passing failure: the timer loop tries again
+
+    @property
+    def refused(self) -> bool:
+        return not self.delivered and not self.retrying
+
+    @classmethod
+    def refusal(cls, problem: str) -> Delivery:
+        return cls(delivered=False, problem=problem)
+
+
 class QuizService:
     def __init__(
         self,
@@ -104,6 +135,7 @@ class QuizService:
         self._wake = asyncio.Event()
         self._stopping = False
         self._quiz_end_listeners: list[Callable[[Target], None]] = []
+        self.jobs = Jobs()
         self.scheduler = Scheduler(self)
 
     def register(self, adapter: Adapter) -> None:
@@ -121,6 +153,8 @@ class QuizService:
 
     async def handle_command(self, command: Command) -> OutMessage:
         """Run a `/quiz` command; the result is the private reply to its author."""
+        if not _valid_ids(command.target, command.user_id):
+            return render.malformed_id()
         try:
             return await self._dispatch(command)
         except Exception:
@@ -128,12 +162,17 @@ class QuizService:
             return render.failure()
 
     async def handle_click(self, interaction: Interaction) -> OutMessage:
-        """Record a button click; the result is the private reply to the clicker."""
+        """Record a button click; the result is the private reply to the clicker.
+
+        When it returns, an answer that counted is committed; if storing failed,
+        the reply says the answer did not count (clicking again is safe)."""
+        if not _valid_ids(interaction.target, interaction.user_id):
+            return render.malformed_id()
         try:
             return await self.answer(interaction)
         except Exception:
             log.exception("click %s failed in %s", interaction.custom_id, interaction.target)
-            return render.failure()
+            return render.answer_not_stored()
 
     async def _dispatch(self, command: Command) -> OutMessage:
         name = command.name
@@ -278,11 +317,13 @@ class QuizService:
         )
         if quiz is None:
             return render.quiz_already_running()
-        problem = await self._post_next(quiz)
-        if problem is not None:
-            return render.cannot_post(problem)
+        outcome = await self._post_next(quiz, announce_failure=False)
+        if outcome is not None and outcome.refused:
+            return render.cannot_post(outcome.problem or "refused")
         if channel.delivery_problem is not None:
             await self.update_channel(channel, delivery_problem=None)
+        if outcome is not None and outcome.retrying:
+            return render.quiz_start_delayed(quiz.total, limit, outcome.problem or "no answer")
         return render.quiz_started(quiz.total, limit)
 
     async def stop(self, target: Target) -> OutMessage:
@@ -303,10 +344,13 @@ class QuizService:
         await self.close_post(post_id)
         return render.question_skipped()
 
-    async def _post_next(self, quiz: QuizInfo) -> str | None:
+    async def _post_next(self, quiz: QuizInfo, *, announce_failure: bool = True) -> Delivery | None:
         """Post the quiz's next question, or finish it when none is left.
 
-        Returns why the question could not be posted, if it could not."""
+        Returns how the first delivery try went (None when nothing was posted).
+        A passing failure is retried by the timer loop for about a minute; a
+        refusal ends the quiz (and, unless `announce_failure` is false because
+        the caller reports it, says so in the channel)."""
         if quiz.posted >= quiz.total:
             await self._finish(quiz)
             return None
@@ -318,7 +362,7 @@ class QuizService:
             )
             if await self.repository.end_quiz(quiz.id, "failed", self.clock.now()):
                 self._quiz_ended(await self._target_of(quiz))
-            return "a question of this quiz is no longer in its bank"
+            return Delivery.refusal("a question of this quiz is no longer in its bank")
         order = shuffled_order(len(question.options), self.rng)
         now = self.clock.now()
         post = await self.repository.post_next(
@@ -328,41 +372,122 @@ class QuizService:
             correct_slot=order.index(question.answer_index),
             now=now,
             closes_at=now + timedelta(seconds=quiz.seconds),
+            publish_by=now + LIVE_PUBLISH_WINDOW,
+            publish_lease=now + PUBLISH_LEASE,
         )
         if post is None:
             return None  # another caller advanced this quiz
-        problem = await self.publish(post, quiz.total)
-        if problem is not None:
-            await self.repository.claim_close(post.id, self.clock.now())
-            if await self.repository.end_quiz(quiz.id, "failed", self.clock.now()):
-                self._quiz_ended(post.target)
-        return problem
+        outcome = await self.deliver(post, quiz.total)
+        if outcome.refused:
+            await self._live_post_failed(post, outcome.problem, announce=announce_failure)
+        return outcome
 
-    async def publish(self, post: PostInfo, total: int | None) -> str | None:
-        """Send a new post's question to its channel and remember the message.
+    async def deliver(self, post: PostInfo, total: int | None) -> Delivery:
+        """One try at sending a new post's question to its channel.
 
-        Returns why the platform refused it, if it did; the caller decides what
-        a post that nobody saw means (a failed quiz, a skipped daily slot)."""
-        self._remember(post)
-        self._wake.set()
+        A passing failure (timeout, 5xx, 429) plans the next try with backoff,
+        until the post's `publish_by`; after that, or on a refusal, the caller
+        decides what a post nobody saw means (a failed quiz, a skipped day)."""
+        now = self.clock.now()
+        if post.publish_attempts:
+            # A retry: the question's time starts when it is finally shown.
+            post = replace(post, posted_at=now, closes_at=now + (post.closes_at - post.posted_at))
         adapter = self.adapters.get(post.target.platform)
         view = self._view(post, total)
+        if view is None:
+            return Delivery.refusal("the question is no longer in its bank")
         try:
-            if adapter is None or view is None:
-                raise RuntimeError(f"no {post.target.platform} adapter is running")
-            ref = await adapter.send(post.target, render.question(view))
-        except Exception as error:
+            if adapter is None:
+                raise DeliveryError(f"no {post.target.platform} connection here")
+            ref = await within_deadline(adapter.send(post.target, render.question(view)))
+        except DeliveryError as error:
             problem = str(error) or type(error).__name__
-            if isinstance(error, DeliveryError):
+            if error.permanent:
                 log.warning("cannot post in %s: %s", post.target, problem)
                 await self.delivery_failed(post.target, error)
-            else:
-                log.exception("could not post question %s in %s", post.question_id, post.target)
-            self._posts.pop(post.id, None)
-            return problem
-        await self.repository.set_message_id(post.id, ref.message_id)
+                return Delivery.refusal(problem)
+            return await self._plan_retry(post, problem)
+        except Exception as error:
+            log.exception("could not post question %s in %s", post.question_id, post.target)
+            return await self._plan_retry(post, str(error) or type(error).__name__)
+        await self.repository.published(post.id, ref.message_id, post.posted_at, post.closes_at)
         self._remember(post, message_id=ref.message_id)
-        return None
+        self._wake.set()
+        return Delivery(delivered=True)
+
+    async def _plan_retry(self, post: PostInfo, problem: str) -> Delivery:
+        attempt = post.publish_attempts + 1
+        first, longest = LIVE_RETRY if post.kind == "live" else DAILY_RETRY
+        retry_at = self.clock.now() + retry_delay(attempt, first, longest, self.rng)
+        if post.publish_by is None or retry_at > post.publish_by:
+            log.warning("giving up on post %s in %s: %s", post.id, post.target, problem)
+            await self.repository.publish_given_up(post.id)
+            return Delivery.refusal(problem)
+        log.info(
+            "post %s in %s failed (%s); trying again at %s", post.id, post.target, problem, retry_at
+        )
+        await self.repository.publish_failed(post.id, retry_at)
+        self._wake.set()
+        return Delivery(delivered=False, problem=problem, retrying=True)
+
+    async def _live_post_failed(
+        self, post: PostInfo, problem: str | None, *, announce: bool
+    ) -> None:
+        """A live question nobody will see: close it and end its quiz."""
+        await self.repository.claim_close(post.id, self.clock.now())
+        if post.quiz_id is None or not await self.repository.end_quiz(
+            post.quiz_id, "failed", self.clock.now()
+        ):
+            return
+        if announce:
+            adapter = self.adapters.get(post.target.platform)
+            try:
+                if adapter is not None:
+                    await within_deadline(
+                        adapter.send(
+                            post.target,
+                            render.quiz_ended_undeliverable(post.sequence, problem or "refused"),
+                        )
+                    )
+            except Exception as error:
+                log.warning("could not say in %s that the quiz ended: %s", post.target, error)
+        self._quiz_ended(post.target)
+
+    async def _retry_delivery(self, post_id: int) -> None:
+        """The timer loop's retry of a post that is not delivered yet (after a
+        passing failure, or a crash between creating the post and sending it)."""
+        now = self.clock.now()
+        attempts = await self.repository.claim_publish(post_id, now, now + PUBLISH_LEASE)
+        if attempts is None:
+            return  # delivered, given up, or taken by another process
+        post = await self.repository.post(post_id)
+        if post is None:
+            return
+        total: int | None = None
+        if post.quiz_id is not None:
+            quiz = await self.repository.quiz(post.quiz_id)
+            if quiz is None or quiz.status != "running":
+                await self.repository.publish_given_up(post.id)
+                await self.repository.claim_close(post.id, now)
+                return
+            total = quiz.total
+        if post.publish_by is not None and now > post.publish_by:
+            outcome = Delivery.refusal("its time to be posted has passed")
+            await self.repository.publish_given_up(post.id)
+        else:
+            if post.kind == "daily":
+                await self.close_older_dailies(post)
+            outcome = await self.deliver(post, total)
+        if outcome.refused:
+            if post.kind == "live":
+                await self._live_post_failed(post, outcome.problem, announce=True)
+            else:
+                await self.repository.discard_post(post.id)
+
+    async def close_older_dailies(self, post: PostInfo) -> None:
+        """Today's daily question closes (and reveals) the channel's earlier ones."""
+        for older in await self.repository.open_daily_posts(post.channel_id, before=post.id):
+            await self.close_post(older)
 
     async def _finish(self, quiz: QuizInfo) -> None:
         if not await self.repository.end_quiz(quiz.id, "finished", self.clock.now()):
@@ -377,7 +502,7 @@ class QuizService:
             if adapter is not None:
                 names = await self.names(target, [row.user_id for row in result.rows])
                 message = render.scoreboard(result, target.platform, stopped=stopped, names=names)
-                await adapter.send(target, message)
+                await within_deadline(adapter.send(target, message))
         except DeliveryError as error:
             log.warning("cannot post the scoreboard in %s: %s", target, error)
             await self.delivery_failed(target, error)
@@ -452,11 +577,15 @@ class QuizService:
             await self._advance(post.quiz_id, after=post.sequence)
 
     async def _reveal(self, post: PostInfo) -> None:
-        """Edit the question to show the answer. Editing again is harmless, so a
-        reveal that failed or was cut short is simply retried by `tick`."""
+        """Edit the question to show the answer, once: the caller that claims the
+        reveal edits; a reveal that failed or was cut short is retried by a later
+        tick (after a passing failure at once, after a crash once the claim is old)."""
         adapter = self.adapters.get(post.target.platform)
         if adapter is None or not adapter.connected or post.message_id is None:
             return  # another process serves this platform, or nothing was posted
+        now = self.clock.now()
+        if not await self.repository.claim_reveal(post.id, now, now - REVEAL_LEASE):
+            return  # someone else is revealing it, or it is revealed
         quiz = await self.repository.quiz(post.quiz_id) if post.quiz_id is not None else None
         view = self._view(post, quiz.total if quiz else None)
         if view is not None:
@@ -469,27 +598,29 @@ class QuizService:
             )
             try:
                 names = await self.names(post.target, first + [u for u, _ in leaders or []])
-                await adapter.edit(
-                    MessageRef(post.target, post.message_id),
-                    render.reveal(
-                        view, post.correct_slot, tally, post.target.platform, names, leaders
-                    ),
+                await within_deadline(
+                    adapter.edit(
+                        MessageRef(post.target, post.message_id),
+                        render.reveal(
+                            view, post.correct_slot, tally, post.target.platform, names, leaders
+                        ),
+                    )
                 )
             except DeliveryError as error:
                 log.warning("cannot reveal post %s in %s: %s", post.id, post.target, error)
                 if not error.permanent:
+                    await self.repository.release_reveal(post.id)
                     return  # try again on a later tick
             except Exception:
                 log.exception("could not reveal post %s in %s; will retry", post.id, post.target)
+                await self.repository.release_reveal(post.id)
                 return
         await self.repository.mark_revealed(post.id, self.clock.now())
 
-    async def _retry_reveals(self) -> None:
-        since = self.clock.now() - REVEAL_RETRY_WINDOW
-        for post_id in await self.repository.unrevealed_posts(since):
-            post = await self.repository.post(post_id)
-            if post is not None:
-                await self._reveal(post)
+    async def _reveal_again(self, post_id: int) -> None:
+        post = await self.repository.post(post_id)
+        if post is not None:
+            await self._reveal(post)
 
     async def _advance(self, quiz_id: int, after: int | None = None) -> None:
         """Post the quiz's next question. `after` is the number of the question that
@@ -515,7 +646,7 @@ class QuizService:
         if channel.mentions or adapter is None or not user_ids:
             return None
         try:
-            return await adapter.display_names(target, user_ids)
+            return await within_deadline(adapter.display_names(target, user_ids))
         except Exception:
             log.warning("could not look up display names in %s", target, exc_info=True)
             return {}
@@ -523,16 +654,39 @@ class QuizService:
     # -- timers -------------------------------------------------------------------
 
     async def tick(self) -> None:
-        """Close every post whose deadline has passed and resume stalled quizzes.
+        """Do everything that is due and wait for it (tests step time this way;
+        the timer loop starts the same work without waiting for it)."""
+        await asyncio.gather(*await self.start_due_work())
 
-        Channels are handled concurrently; one failing never holds up another.
-        """
-        await self._retry_reveals()
-        due = await self.repository.due_posts(self.clock.now())
-        await _each_isolated([self.close_post(post_id) for post_id in due])
+    async def start_due_work(self) -> list[asyncio.Task[None]]:
+        """Start every due close, reveal retry, delivery retry, stalled quiz and
+        schedule, each in its own task: one channel's hanging call never holds
+        up another channel. Work already running is not started twice."""
+        now = self.clock.now()
+        platforms = self._platforms()
+        # Look everything up before starting anything, so work started now
+        # cannot make a quiz look stalled half-way through closing a question.
         stalled = await self.repository.stalled_quizzes()
-        await _each_isolated([self._advance(quiz_id) for quiz_id in stalled])
-        await self.scheduler.tick()
+        due = await self.repository.due_posts(now)
+        unrevealed = await self.repository.unrevealed_posts(
+            now - REVEAL_RETRY_WINDOW, now - REVEAL_LEASE
+        )
+        undelivered = await self.repository.due_publishes(now, platforms)
+        schedules = await self.scheduler.due(now)
+        tasks = [self.jobs.start(("reveal", p), partial(self._reveal_again, p)) for p in unrevealed]
+        # A quiz's closes, retries and next questions share one key: one at a time.
+        tasks += [self.jobs.start(self._job_key(p, q), partial(self.close_post, p)) for p, q in due]
+        tasks += [
+            self.jobs.start(self._job_key(p, q), partial(self._retry_delivery, p))
+            for p, q in undelivered
+        ]
+        tasks += [self.jobs.start(("quiz", q), partial(self._advance, q)) for q in stalled]
+        tasks += self.scheduler.start(schedules, now)
+        return tasks
+
+    @staticmethod
+    def _job_key(post_id: int, quiz_id: int | None) -> tuple[str, int]:
+        return ("quiz", quiz_id) if quiz_id is not None else ("post", post_id)
 
     async def run_timers(self) -> None:
         """Sleep until the next deadline (or a wake-up), then tick; until `shutdown`."""
@@ -541,12 +695,13 @@ class QuizService:
             timeout = MAX_IDLE_SECONDS
             try:
                 ticked_at = self.clock.now()
-                await self.tick()
+                await self.start_due_work()
                 upcoming = [
                     when
                     for when in (
                         await self.repository.next_deadline(),
                         await self.scheduler.next_fire(),
+                        await self.repository.next_publish_retry(self._platforms()),
                     )
                     if when is not None
                 ]
@@ -573,6 +728,16 @@ class QuizService:
     def shutdown(self) -> None:
         self._stopping = True
         self._wake.set()
+
+    async def drain(self, seconds: float = DRAIN_SECONDS) -> None:
+        """After `shutdown`: let timed work in flight finish, then store every
+        answer still queued, so nothing acknowledged is lost on the way out."""
+        await self.jobs.drain(seconds)
+        await self.answers.drain()
+
+    def _platforms(self) -> list[str]:
+        """The platforms this process can post on right now."""
+        return [name for name, adapter in self.adapters.items() if adapter.connected]
 
     # -- scores -------------------------------------------------------------------
 
@@ -697,6 +862,12 @@ CLEAR_WORDS = {"none", "off", "-", "clear"}
 ON_OFF = {"on": True, "off": False, "yes": True, "no": False, "true": True, "false": False}
 
 
+def _valid_ids(target: Target, user_id: str) -> bool:
+    """Ids arrive from outside: refuse empty, overlong or unprintable ones
+    before anything is stored under them."""
+    return all(is_valid_id(value) for value in (user_id, target.channel, target.community))
+
+
 def _known_zone(name: str) -> bool:
     try:
         ZoneInfo(name)
@@ -710,10 +881,3 @@ def _zone(name: str) -> ZoneInfo:
         return ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError):
         return ZoneInfo("UTC")
-
-
-async def _each_isolated(jobs: list[Awaitable[None]]) -> None:
-    results = await asyncio.gather(*jobs, return_exceptions=True)
-    for result in results:
-        if isinstance(result, BaseException):
-            log.error("a timed step failed", exc_info=result)

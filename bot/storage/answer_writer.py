@@ -3,6 +3,9 @@
 Clicks that arrive while an answer transaction is in flight wait for it and
 then share the next one, so a burst of N clicks costs a handful of short
 transactions instead of N, and a lone click still goes straight through.
+
+One bad row must not cost the others their answer: a batch that fails is
+stored again one row at a time, so only the row that cannot be stored fails.
 """
 
 from __future__ import annotations
@@ -24,23 +27,41 @@ class AnswerWriter:
         self._flusher: asyncio.Task[None] | None = None
 
     async def record(self, answer: NewAnswer) -> bool:
-        """Store the answer; true if it counted (first answer, post still open)."""
+        """Store the answer; true if it counted (first answer, post still open).
+
+        Returns only once the answer is committed; raises if it could not be."""
         future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
         self._pending.append((answer, future))
         if self._flusher is None or self._flusher.done():
             self._flusher = asyncio.create_task(self._flush(), name="answer-writer")
         return await future
 
+    async def drain(self) -> None:
+        """Wait until every answer handed in so far is stored (at shutdown)."""
+        while self._flusher is not None and not self._flusher.done():
+            await asyncio.shield(self._flusher)
+
     async def _flush(self) -> None:
         while self._pending:
             batch, self._pending = self._pending[:MAX_BATCH], self._pending[MAX_BATCH:]
             try:
                 counted = await self.repository.record_answers([answer for answer, _ in batch])
-            except Exception as error:  # every click in the batch hears about it
-                for _, future in batch:
-                    if not future.done():
-                        future.set_exception(error)
+            except Exception:
+                log.warning("a batch of %d answers failed; storing them one by one", len(batch))
+                await self._one_by_one(batch)
                 continue
             for (_, future), result in zip(batch, counted, strict=True):
                 if not future.done():
                     future.set_result(result)
+
+    async def _one_by_one(self, batch: list[tuple[NewAnswer, asyncio.Future[bool]]]) -> None:
+        for answer, future in batch:
+            try:
+                [counted] = await self.repository.record_answers([answer])
+            except Exception as error:
+                log.warning("could not store an answer to post %s: %s", answer.post.id, error)
+                if not future.done():
+                    future.set_exception(error)
+                continue
+            if not future.done():
+                future.set_result(counted)

@@ -120,6 +120,12 @@ class Post(Base):
             postgresql_where=text("revealed_at IS NULL"),
         ),
         Index("ix_posts_channel_kind", "channel_id", "kind", "posted_at"),
+        Index(
+            "ix_posts_unpublished_retry_at",
+            "publish_retry_at",
+            sqlite_where=text("message_id IS NULL AND closed_at IS NULL"),
+            postgresql_where=text("message_id IS NULL AND closed_at IS NULL"),
+        ),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -141,6 +147,16 @@ class Post(Base):
     # Set once the platform message shows the answer; a closed post without it
     # is revealed again by the timer loop (after a crash or a platform error).
     revealed_at: Mapped[datetime | None] = mapped_column(default=None)
+    # Who is revealing it: set by the one caller that may edit the message, and
+    # taken over by another only once this lease is old (the editor crashed).
+    reveal_claimed_at: Mapped[datetime | None] = mapped_column(default=None)
+    # An unpublished post (no message yet) waits for its next try at
+    # `publish_retry_at`, until `publish_by`; then it is given up (the daily
+    # slot is skipped, the live quiz ends). A crash between creating the post
+    # and sending it leaves this set, so a restart sends it.
+    publish_attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    publish_retry_at: Mapped[datetime | None] = mapped_column(default=None)
+    publish_by: Mapped[datetime | None] = mapped_column(default=None)
 
 
 class Answer(Base):

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, case, delete, exists, func, select, update
+from sqlalchemy import and_, case, delete, exists, func, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
@@ -99,6 +99,9 @@ class PostInfo:
     message_id: str | None
     # A live quiz may close a question early once this many members answered.
     expected_players: int | None = None
+    # Delivery: tries that failed so far, and when to stop trying.
+    publish_attempts: int = 0
+    publish_by: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -159,6 +162,8 @@ def _post_info(post: Post, channel: Channel, expected_players: int | None = None
         closed_at=post.closed_at,
         message_id=post.message_id,
         expected_players=expected_players,
+        publish_attempts=post.publish_attempts or 0,
+        publish_by=post.publish_by,
     )
 
 
@@ -172,6 +177,17 @@ def _quiz_info(quiz: Quiz) -> QuizInfo:
         seconds=quiz.seconds,
         expected_players=quiz.expected_players,
     )
+
+
+# A post still being delivered: no message yet, not closed, another try planned.
+_UNPUBLISHED = and_(
+    Post.message_id.is_(None), Post.closed_at.is_(None), Post.publish_retry_at.is_not(None)
+)
+_PUBLISHED_OR_GIVEN_UP = or_(Post.message_id.is_not(None), Post.publish_retry_at.is_(None))
+
+
+def _reveal_free(claimed_before: datetime) -> Any:
+    return or_(Post.reveal_claimed_at.is_(None), Post.reveal_claimed_at < claimed_before)
 
 
 def _rowcount(result: Any) -> int:
@@ -372,6 +388,8 @@ class Repository:
         correct_slot: int,
         now: datetime,
         closes_at: datetime,
+        publish_by: datetime,
+        publish_lease: datetime,
     ) -> PostInfo | None:
         """Claim the quiz's next question and create its post in one transaction.
 
@@ -402,6 +420,8 @@ class Repository:
                 seconds=quiz.seconds,
                 posted_at=now,
                 closes_at=closes_at,
+                publish_retry_at=publish_lease,
+                publish_by=publish_by,
             )
             session.add(post)
             await session.execute(
@@ -480,20 +500,96 @@ class Repository:
         async with self._sessions() as session:
             found = await session.execute(
                 select(Post.closes_at)
-                .where(Post.closed_at.is_(None))
+                .where(Post.closed_at.is_(None), _PUBLISHED_OR_GIVEN_UP)
                 .order_by(Post.closes_at)
                 .limit(1)
             )
             return found.scalar_one_or_none()
 
-    async def due_posts(self, now: datetime) -> list[int]:
+    async def due_posts(self, now: datetime) -> list[tuple[int, int | None]]:
+        """(post, quiz) of open posts past their deadline (a post still being
+        delivered has no deadline yet)."""
         async with self._sessions() as session:
             rows = await session.execute(
-                select(Post.id)
-                .where(Post.closed_at.is_(None), Post.closes_at <= now)
+                select(Post.id, Post.quiz_id)
+                .where(Post.closed_at.is_(None), Post.closes_at <= now, _PUBLISHED_OR_GIVEN_UP)
                 .order_by(Post.closes_at)
             )
-            return list(rows.scalars())
+            return [(post_id, quiz_id) for post_id, quiz_id in rows]
+
+    # -- delivery of new posts ----------------------------------------------------
+
+    async def next_publish_retry(self, platforms: Sequence[str]) -> datetime | None:
+        async with self._sessions() as session:
+            found = await session.execute(
+                select(Post.publish_retry_at)
+                .join(Channel, Channel.id == Post.channel_id)
+                .where(_UNPUBLISHED, Channel.platform.in_(platforms))
+                .order_by(Post.publish_retry_at)
+                .limit(1)
+            )
+            return found.scalar_one_or_none()
+
+    async def due_publishes(
+        self, now: datetime, platforms: Sequence[str]
+    ) -> list[tuple[int, int | None]]:
+        """(post, quiz) of posts not yet delivered whose next try (or whose
+        sender's lease) is due."""
+        async with self._sessions() as session:
+            rows = await session.execute(
+                select(Post.id, Post.quiz_id)
+                .join(Channel, Channel.id == Post.channel_id)
+                .where(_UNPUBLISHED, Post.publish_retry_at <= now, Channel.platform.in_(platforms))
+                .order_by(Post.publish_retry_at)
+            )
+            return [(post_id, quiz_id) for post_id, quiz_id in rows]
+
+    async def claim_publish(self, post_id: int, now: datetime, lease: datetime) -> int | None:
+        """Take a due post for one delivery try; its attempt count, or None if
+        someone else holds it, it was delivered, or it was given up."""
+        async with self._sessions.begin() as session:
+            result = await session.execute(
+                update(Post)
+                .where(Post.id == post_id, _UNPUBLISHED, Post.publish_retry_at <= now)
+                .values(publish_retry_at=lease)
+                .returning(Post.publish_attempts)
+            )
+            attempts = result.scalar_one_or_none()
+            return None if attempts is None else int(attempts)
+
+    async def published(
+        self, post_id: int, message_id: str, posted_at: datetime, closes_at: datetime
+    ) -> None:
+        """Record the delivered message; the post's clock starts now."""
+        async with self._sessions.begin() as session:
+            await session.execute(
+                update(Post)
+                .where(Post.id == post_id)
+                .values(
+                    message_id=message_id,
+                    posted_at=posted_at,
+                    closes_at=closes_at,
+                    publish_retry_at=None,
+                )
+            )
+
+    async def publish_failed(self, post_id: int, retry_at: datetime) -> None:
+        async with self._sessions.begin() as session:
+            await session.execute(
+                update(Post)
+                .where(Post.id == post_id, Post.message_id.is_(None))
+                .values(
+                    publish_attempts=Post.publish_attempts + 1,
+                    publish_retry_at=retry_at,
+                )
+            )
+
+    async def publish_given_up(self, post_id: int) -> None:
+        """Stop trying to deliver the post (its owner then discards or closes it)."""
+        async with self._sessions.begin() as session:
+            await session.execute(
+                update(Post).where(Post.id == post_id).values(publish_retry_at=None)
+            )
 
     async def close_early(self, post_id: int, now: datetime) -> None:
         """Bring an open post's deadline forward to now."""
@@ -504,8 +600,9 @@ class Repository:
                 .values(closes_at=now)
             )
 
-    async def unrevealed_posts(self, closed_since: datetime) -> list[int]:
-        """Posts closed since `closed_since` whose message does not show the answer yet."""
+    async def unrevealed_posts(self, closed_since: datetime, claimed_before: datetime) -> list[int]:
+        """Posts closed since `closed_since` whose message does not show the answer
+        yet, and that nobody is revealing (no claim, or one older than `claimed_before`)."""
         async with self._sessions() as session:
             rows = await session.execute(
                 select(Post.id)
@@ -513,10 +610,30 @@ class Repository:
                     Post.revealed_at.is_(None),
                     Post.closed_at >= closed_since,
                     Post.message_id.is_not(None),
+                    _reveal_free(claimed_before),
                 )
                 .order_by(Post.closed_at)
             )
             return list(rows.scalars())
+
+    async def claim_reveal(self, post_id: int, now: datetime, claimed_before: datetime) -> bool:
+        """Become the one caller that edits the post's message to show the answer."""
+        async with self._sessions.begin() as session:
+            result = await session.execute(
+                update(Post)
+                .where(Post.id == post_id, Post.revealed_at.is_(None), _reveal_free(claimed_before))
+                .values(reveal_claimed_at=now)
+            )
+            return bool(_rowcount(result))
+
+    async def release_reveal(self, post_id: int) -> None:
+        """The reveal failed for now: let the next timer tick try again."""
+        async with self._sessions.begin() as session:
+            await session.execute(
+                update(Post)
+                .where(Post.id == post_id, Post.revealed_at.is_(None))
+                .values(reveal_claimed_at=None)
+            )
 
     async def mark_revealed(self, post_id: int, now: datetime) -> None:
         async with self._sessions.begin() as session:
@@ -859,9 +976,25 @@ class Repository:
         correct_slot: int,
         now: datetime,
         closes_at: datetime,
-    ) -> PostInfo:
-        """Create a daily question's post and count the question as seen."""
+        publish_by: datetime,
+        publish_lease: datetime,
+        claim: tuple[int, datetime, datetime] | None = None,
+    ) -> PostInfo | None:
+        """Create a daily question's post and count the question as seen.
+
+        With `claim` (schedule id, due fire time, next fire time), the schedule
+        is moved on in the same transaction, so a crash can never leave a slot
+        claimed without its post; None if another caller claimed it first."""
         async with self._sessions.begin() as session:
+            if claim is not None:
+                schedule_id, fired, following = claim
+                claimed = await session.execute(
+                    update(Schedule)
+                    .where(Schedule.id == schedule_id, Schedule.next_fire == fired)
+                    .values(next_fire=following)
+                )
+                if not _rowcount(claimed):
+                    return None
             post = Post(
                 channel_id=channel_id,
                 kind="daily",
@@ -871,6 +1004,8 @@ class Repository:
                 seconds=int((closes_at - now).total_seconds()),
                 posted_at=now,
                 closes_at=closes_at,
+                publish_retry_at=publish_lease,
+                publish_by=publish_by,
             )
             session.add(post)
             await session.execute(
@@ -881,14 +1016,15 @@ class Repository:
             await session.flush()
             return _post_info(post, await session.get_one(Channel, channel_id))
 
-    async def open_daily_posts(self, channel_id: int) -> list[int]:
+    async def open_daily_posts(self, channel_id: int, before: int | None = None) -> list[int]:
+        """The channel's open daily questions (older than post `before`, if given)."""
+        query = select(Post.id).where(
+            Post.channel_id == channel_id, Post.kind == "daily", Post.closed_at.is_(None)
+        )
+        if before is not None:
+            query = query.where(Post.id < before)
         async with self._sessions() as session:
-            rows = await session.execute(
-                select(Post.id).where(
-                    Post.channel_id == channel_id, Post.kind == "daily", Post.closed_at.is_(None)
-                )
-            )
-            return list(rows.scalars())
+            return list((await session.execute(query)).scalars())
 
     async def discard_post(self, post_id: int) -> None:
         """Remove a post that never reached the channel, so it counts for nobody."""

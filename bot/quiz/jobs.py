@@ -1,0 +1,63 @@
+"""Background work of the timer loop, one task per piece of work.
+
+Each due close, reveal, delivery or schedule runs in its own task, so a call
+that hangs in one channel never holds up another channel's timers. A key names
+the work (a quiz, a post, a schedule): while its task runs, asking for the same
+key again returns that task instead of starting the work twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable, Coroutine, Hashable
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+Work = Callable[[], Coroutine[Any, Any, None]]
+
+
+class Jobs:
+    def __init__(self) -> None:
+        self._running: dict[Hashable, asyncio.Task[None]] = {}
+
+    def start(self, key: Hashable, work: Work) -> asyncio.Task[None]:
+        running = self._running.get(key)
+        if running is not None and not running.done():
+            return running
+        task = asyncio.create_task(self._run(key, work), name=f"job {key}")
+        self._running[key] = task
+        task.add_done_callback(lambda done: self._forget(key, done))
+        return task
+
+    def running(self, key: Hashable) -> bool:
+        task = self._running.get(key)
+        return task is not None and not task.done()
+
+    def __len__(self) -> int:
+        return sum(1 for task in self._running.values() if not task.done())
+
+    async def drain(self, seconds: float) -> None:
+        """Let running work finish (up to `seconds`), then cancel the rest."""
+        tasks = [task for task in self._running.values() if not task.done()]
+        if not tasks:
+            return
+        _, late = await asyncio.wait(tasks, timeout=seconds)
+        for task in late:
+            task.cancel()
+        for task in late:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    @staticmethod
+    async def _run(key: Hashable, work: Work) -> None:
+        try:
+            await work()
+        except Exception:
+            log.exception("timed work %s failed; it is tried again on a later tick", key)
+
+    def _forget(self, key: Hashable, task: asyncio.Task[None]) -> None:
+        if self._running.get(key) is task:
+            del self._running[key]
