@@ -39,8 +39,10 @@ def retry_delay(attempt: int, first: float, longest: float, rng: random.Random) 
     return timedelta(seconds=base / 2 + rng.uniform(0, base / 2))
 
 
-async def within_deadline(call: Awaitable[T], seconds: float = PLATFORM_CALL_SECONDS) -> T:
-    """Run a platform call; past the deadline it is abandoned as a passing failure."""
+async def within_deadline(call: Awaitable[T], seconds: float | None = None) -> T:
+    """Run a platform call; past the deadline (PLATFORM_CALL_SECONDS unless
+    given) it is abandoned as a passing failure."""
+    seconds = PLATFORM_CALL_SECONDS if seconds is None else seconds
     try:
         async with asyncio.timeout(seconds):
             return await call

@@ -6,7 +6,8 @@ messages out, with no platform involved.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import asyncio
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import count
 
@@ -40,6 +41,14 @@ class RecordingAdapter:
         # Every edit this adapter made, in order, including edits of earlier messages.
         self.edits: list[tuple[MessageRef, OutMessage]] = []
         self.connected_now = True
+        # Decides, per post, whether it fails (and how): for injecting passing
+        # failures into some posts. None lets the post through.
+        self.send_fault: Callable[[Target, OutMessage], Exception | None] = lambda *_: None
+        # Posts and edits in these channels hang until `released` is set.
+        self.hanging_channels: set[str] = set()
+        self.released = asyncio.Event()
+        # Edits wait for this gate first, when set (to hold an edit mid-flight).
+        self.edit_gate: asyncio.Event | None = None
         self._earlier = set(earlier)
         self._first_id = first_id
         self._ids = count(first_id)
@@ -59,11 +68,21 @@ class RecordingAdapter:
     async def send(self, target: Target, message: OutMessage) -> MessageRef:
         if target.channel in self.failing_channels:
             raise DeliveryError(f"cannot post in {target.channel}", permanent=True)
+        if target.channel in self.hanging_channels:
+            await self.released.wait()
+        fault = self.send_fault(target, message)
+        if fault is not None:
+            raise fault
         message_id = f"m{next(self._ids)}"
         self.sent.append(Sent(target, message_id, message))
         return MessageRef(target, message_id)
 
     async def edit(self, ref: MessageRef, message: OutMessage) -> None:
+        if ref.target.channel in self.hanging_channels:
+            await self.released.wait()
+        if self.edit_gate is not None:
+            gate, self.edit_gate = self.edit_gate, None
+            await gate.wait()
         if self.edit_failures:
             raise self.edit_failures.pop(0)
         for sent in self.sent:
