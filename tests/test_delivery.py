@@ -17,7 +17,7 @@ from bot.quiz import delivery
 from bot.quiz.service import QuizService
 from tests.conftest import CHANNEL, OTHER_CHANNEL, Host, restart
 from tests.fakes.clock import FakeClock
-from tests.fakes.recording import RecordingAdapter, Sent
+from tests.fakes.recording import RecordingAdapter
 
 
 def passing_failure() -> DeliveryError:
@@ -263,8 +263,4 @@ async def test_a_hanging_channel_does_not_hold_up_another_channels_next_question
         await asyncio.wait_for(timers, 5)
         await service.drain(5)
     # Released, the hanging channel carries on as well.
-    assert [sent.edits for sent in adapter.questions(CHANNEL)][0]
-
-
-def _posted_ids(sent: list[Sent]) -> list[str]:
-    return [s.message_id for s in sent]
+    assert adapter.questions(CHANNEL)[0].edits
