@@ -47,6 +47,7 @@ format: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/answers.py
 	$(BIN)/python bench/schedule.py
+	$(BIN)/python bench/faults.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .benchmarks build dist *.egg-info

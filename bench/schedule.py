@@ -1,5 +1,5 @@
 """Scheduling benchmark: N channels (default 500) whose daily question is due
-at the same minute, posted by one scheduler tick.
+at the same minute, posted by one timer tick.
 
 Prints how long the tick took until every channel had its question, and posts
 per second, with no platform latency and with a simulated round trip per post
@@ -66,7 +66,7 @@ async def measure(url: str, channels: int, latency: float, search_path: str | No
     adapter = NullAdapter(latency)
     service.register(adapter)
     began = time.perf_counter()
-    await service.scheduler.tick()
+    await service.tick()
     elapsed = time.perf_counter() - began
     print(
         f"{engine.dialect.name:<10} {channels} channels, {latency * 1000:.0f} ms per post: "
