@@ -70,6 +70,7 @@ async def clicks_lost(folder: Path, clicks: int, stop: signal.Signals) -> tuple[
     process = await start_run(folder, environment)
     sender = SignedSender(f"http://127.0.0.1:{events}/slack/events")
     acknowledged: list[str] = []
+    a_third_in = asyncio.Event()
     try:
         await wait_until_connected(health, "slack", process)
         start = slash_payload("start 1 300", user="U0MOD", channel="C0BURST")
@@ -89,10 +90,11 @@ async def clicks_lost(folder: Path, clicks: int, stop: signal.Signals) -> tuple[
                     return  # refused or cut off: not acknowledged
             if status == 200:
                 acknowledged.append(user)
+                if len(acknowledged) >= clicks // 3:
+                    a_third_in.set()
 
         burst = [asyncio.create_task(click(n)) for n in range(clicks)]
-        while len(acknowledged) < clicks // 3:
-            await asyncio.sleep(0.005)
+        await a_third_in.wait()
         process.send_signal(stop)
         await asyncio.gather(*burst)
         await asyncio.wait_for(process.wait(), 30)
@@ -186,6 +188,7 @@ class HangingAdapter(NullAdapter):
         self.hanging = hanging
         self.released = asyncio.Event()
         self.posted_at: dict[str, list[float]] = {}
+        self.second_question = asyncio.Event()
 
     async def _maybe_hang(self, target: Target) -> None:
         if target.channel in self.hanging:
@@ -194,7 +197,10 @@ class HangingAdapter(NullAdapter):
     async def send(self, target: Target, message: OutMessage) -> MessageRef:
         await self._maybe_hang(target)
         if message.buttons:
-            self.posted_at.setdefault(target.channel, []).append(time.monotonic())
+            times = self.posted_at.setdefault(target.channel, [])
+            times.append(time.monotonic())
+            if target.channel == "well" and len(times) == 2:
+                self.second_question.set()
         return await super().send(target, message)
 
     async def edit(self, ref: MessageRef, message: OutMessage) -> None:
@@ -214,8 +220,7 @@ async def next_question_delay(url: str, hang: bool) -> float:
         await service.start(Target("bench", "g", "sick"), "mod", questions=2, seconds=2)
         await service.start(Target("bench", "g", "well"), "mod", questions=2, seconds=3)
         deadline = time.monotonic() + 3
-        while len(adapter.posted_at.get("well", [])) < 2:
-            await asyncio.sleep(0.01)
+        await asyncio.wait_for(adapter.second_question.wait(), 60)
         return adapter.posted_at["well"][1] - deadline
     finally:
         adapter.released.set()
