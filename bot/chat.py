@@ -59,7 +59,7 @@ class OutMessage:
     `title`, `body` and `fields` are the rich form. `deadline`, when set, is a
     moment the platform may render as a live countdown. `public` marks a reply
     to a command that the whole channel should see (a leaderboard), where
-    adapters otherwise answer privately.
+    adapters otherwise answer privately. `idempotency_key`: see below.
     """
 
     text: str
@@ -70,6 +70,10 @@ class OutMessage:
     footer: str | None = None
     deadline: datetime | None = None
     public: bool = False
+    # The same for every try at delivering one post: a platform that can refuse
+    # a duplicate (Discord's message nonce) uses it, so a retry after a timeout
+    # or a crash never posts the question twice.
+    idempotency_key: str | None = None
 
 
 # Asked with the channel's moderator role/group setting (None when unset):

@@ -399,7 +399,8 @@ class QuizService:
         try:
             if adapter is None:
                 raise DeliveryError(f"no {post.target.platform} connection here")
-            ref = await within_deadline(adapter.send(post.target, render.question(view)))
+            message = replace(render.question(view), idempotency_key=f"qm-post-{post.id}")
+            ref = await within_deadline(adapter.send(post.target, message))
         except DeliveryError as error:
             problem = str(error) or type(error).__name__
             if error.permanent:
