@@ -11,6 +11,7 @@ from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import aiohttp
 import discord
 import yarl
 from discord import app_commands
@@ -44,6 +45,8 @@ ANSWER_WITHIN = 10.0
 # ANSWER_WITHIN, plus time to send its answer).
 DRAIN_WITHIN = ANSWER_WITHIN + 2.0
 NO_MENTIONS = discord.AllowedMentions.none()
+# An answer that cannot be sent is logged in one line; the work behind it is done.
+SEND_ERRORS = (discord.HTTPException, aiohttp.ClientError, OSError, TimeoutError)
 _ROLE_MENTION = re.compile(r"^<@&(\d+)>$")
 
 
@@ -287,7 +290,7 @@ async def _settled(work: Awaitable[OutMessage], fallback: Fallback) -> OutMessag
     ANSWER_WITHIN. Not cancelled then: a command half done is worse than one
     finishing late, and a late click is found by the member's next click."""
     task = asyncio.ensure_future(work)
-    task.add_done_callback(_log_late_failure)
+    task.add_done_callback(_retrieve)
     try:
         return await asyncio.wait_for(asyncio.shield(task), ANSWER_WITHIN)
     except TimeoutError:
@@ -298,7 +301,9 @@ async def _settled(work: Awaitable[OutMessage], fallback: Fallback) -> OutMessag
         return fallback.failed()
 
 
-def _log_late_failure(task: asyncio.Future[OutMessage]) -> None:
+def _retrieve(task: asyncio.Future[OutMessage]) -> None:
+    """Work given up on may still fail later: take its error, so asyncio does
+    not report it as never retrieved (the service logs its own failures)."""
     if not task.cancelled() and task.exception() is not None:
         log.debug("an interaction's work failed", exc_info=task.exception())
 
@@ -321,7 +326,7 @@ async def respond(
         await interaction.response.send_message(
             ephemeral=not message.public, **discord_render.payload(message)
         )
-    except discord.HTTPException as error:
+    except SEND_ERRORS as error:
         log.warning("could not answer an interaction: %s", error)
 
 
@@ -330,7 +335,7 @@ async def _deferred(
 ) -> None:
     try:
         await interaction.response.defer(ephemeral=True, thinking=True)
-    except discord.HTTPException as error:
+    except SEND_ERRORS as error:
         log.warning("could not defer an interaction: %s", error)
     message = await task
     try:
@@ -341,7 +346,7 @@ async def _deferred(
             await interaction.followup.send(ephemeral=False, **discord_render.payload(message))
         else:
             await interaction.followup.send(ephemeral=True, **discord_render.payload(message))
-    except discord.HTTPException as error:
+    except SEND_ERRORS as error:
         log.warning("could not follow up an interaction: %s", error)
 
 
