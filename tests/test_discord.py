@@ -8,6 +8,7 @@ take some seconds; everything finer-grained is tested through the core's tests.
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
 import re
 import signal
@@ -19,13 +20,14 @@ from typing import Any
 
 import discord
 import pytest
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from bot.adapters import discord_platform
 from bot.adapters.discord_platform import DiscordPlatform, QuizClient
 from bot.clock import Clock, SystemClock
 from bot.config import Settings
 from bot.platforms import StartError
+from bot.quiz import render
 from bot.quiz.bank import Catalog
 from bot.quiz.service import QuizService
 from bot.storage.db import create_engine
@@ -570,3 +572,172 @@ async def test_slow_answers_are_deferred_then_followed_up_privately_or_publicly(
     assert "Leaderboard: this channel, this week" in text_of(board)
     assert not board.get("flags")  # the result itself is public
     assert fake.calls_to("DELETE", rf"/webhooks/{APP_ID}/{token}/messages/@original")
+
+
+# -- hardening: every click answered, acknowledged means stored ---------------------------
+
+UNKNOWN_POST = "qm:a:999999:0"
+
+
+async def test_a_click_on_a_question_that_does_not_exist_is_answered_privately(
+    bot: Bot, fake: FakeDiscord
+) -> None:
+    question = await open_question(bot)
+    token = await fake.click(GUILD, PLAYER, question["id"], UNKNOWN_POST)
+    reply, final = await fake.reply(token, within=5)
+    assert reply.ephemeral
+    assert text_of(final) == "I don't know that question any more; it may have been removed."
+    assert await bot.service.repository.answer_count(post_id_of(question)) == 0
+
+
+class HeldDatabase:
+    """The test engine keeps one SQLite connection; holding it stalls every
+    query the bot makes, as a hung database would, until released."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self.engine = engine
+        self.connection: AsyncConnection | None = None
+
+    async def __aenter__(self) -> HeldDatabase:
+        self.connection = await self.engine.connect()
+        return self
+
+    async def release(self) -> None:
+        if self.connection is not None:
+            await self.connection.close()
+            self.connection = None
+
+    async def __aexit__(self, *_exc: object) -> None:
+        await self.release()
+
+
+async def test_a_click_the_database_refuses_is_told_it_did_not_count_and_a_retry_counts(
+    bot: Bot, fake: FakeDiscord, engine: AsyncEngine
+) -> None:
+    question = await open_question(bot)
+    async with engine.begin() as connection:
+        await connection.exec_driver_sql("ALTER TABLE answers RENAME TO answers_away")
+    refused = await bot.click(PLAYER, question, "B")
+    assert refused.startswith("Your answer did not go through")
+    assert "click again" in refused
+
+    async with engine.begin() as connection:
+        await connection.exec_driver_sql("ALTER TABLE answers_away RENAME TO answers")
+    assert (await bot.click(PLAYER, question, "B")).startswith("Locked in B")
+    assert await bot.service.repository.answer_count(post_id_of(question)) == 1
+
+
+async def test_a_click_stuck_on_a_hung_database_is_told_in_bounded_time_to_click_again(
+    bot: Bot, fake: FakeDiscord, engine: AsyncEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    question = await open_question(bot)
+    monkeypatch.setattr(discord_platform, "REPLY_WITHIN", 0.1)
+    monkeypatch.setattr(discord_platform, "ANSWER_WITHIN", 0.5)
+    [button] = [b for b in buttons_of(question) if b["label"] == "C"]
+    async with HeldDatabase(engine):
+        token = await fake.click(GUILD, PLAYER, question["id"], button["custom_id"])
+        reply, final = await fake.reply(token, within=5)
+        assert reply.callback_type == 5 and reply.ephemeral
+        assert final["flags"] == EPHEMERAL
+        assert text_of(final).startswith("Your answer did not go through")
+
+    # The stalled write finished after all; clicking again says so instead of counting twice.
+    again = await bot.click(PLAYER, question, "A")
+    assert again == "You already answered C: the first click counts."
+    assert await bot.service.repository.answer_count(post_id_of(question)) == 1
+
+
+async def test_a_click_whose_interaction_response_fails_is_still_stored(
+    bot: Bot, fake: FakeDiscord
+) -> None:
+    question = await open_question(bot)
+    fake.fail("POST", r"/interactions/\d+/[^/]+/callback", 503)
+    [button] = [b for b in buttons_of(question) if b["label"] == "D"]
+    token = await fake.click(GUILD, PLAYER, question["id"], button["custom_id"])
+    await fake.wait_for(lambda: fake.calls_to("POST", rf"/interactions/\d+/{token}/callback"))
+    await fake.wait_for(lambda: fake.replies[token].callback_type is None)
+    assert await bot.service.repository.answer_count(post_id_of(question)) == 1
+    again = await bot.click(PLAYER, question, "A")
+    assert again == "You already answered D: the first click counts."
+
+
+async def test_closing_finishes_clicks_in_flight_and_asks_new_ones_to_retry(
+    bot: Bot, fake: FakeDiscord, engine: AsyncEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    question = await open_question(bot)
+    monkeypatch.setattr(discord_platform, "REPLY_WITHIN", 0.1)
+    buttons = buttons_of(question)
+    clickers = CROWD[:5]
+    async with HeldDatabase(engine) as database:
+        tokens = [
+            await fake.click(GUILD, user, question["id"], buttons[0]["custom_id"])
+            for user in clickers
+        ]
+        # Every click is in flight: deferred ("thinking…"), its write stalled.
+        await fake.wait_for(lambda: all(fake.replies[t].callback_type == 5 for t in tokens))
+        closing = asyncio.create_task(bot.platform.close())
+        late = await fake.click(GUILD, PLAYER, question["id"], buttons[1]["custom_id"])
+        reply, final = await fake.reply(late, within=5)
+        assert reply.ephemeral
+        assert text_of(final) == render.restarting().text
+        assert not closing.done()
+        await database.release()
+        await asyncio.wait_for(closing, 15)
+
+    for token in tokens:
+        reply, final = await fake.reply(token, within=1)
+        assert text_of(final).startswith("Locked in A")
+    assert await bot.service.repository.answer_count(post_id_of(question)) == len(clickers)
+    assert await bot.service.repository.answer_slot(post_id_of(question), PLAYER) is None
+
+
+# -- hardening: a passing outage is one warning ---------------------------------------------
+
+
+async def test_a_passing_gateway_outage_logs_one_warning_and_the_bot_keeps_answering(
+    bot: Bot, fake: FakeDiscord, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO)
+    await fake.outage(refusals=1)
+    await fake.wait_for(
+        lambda: fake.resumes and fake.refused_gateways == 0 and bot.platform.adapter.connected,
+        within=10,
+    )
+    noisy = [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert [r.levelname for r in noisy] == ["WARNING"], [r.getMessage() for r in noisy]
+    [warning] = noisy
+    assert "reconnect" in warning.getMessage()
+    assert "503" in warning.getMessage()
+    assert warning.exc_info is None and "\n" not in warning.getMessage()
+    assert "Traceback" not in caplog.text
+
+    _, final = await bot.command("help", user=PLAYER)
+    assert "/quiz start" in text_of(final)
+
+
+# -- hardening: names are shown as written ---------------------------------------------------
+
+ODD = "440000000000000009"
+ODD_NAME = "**bold** <@123> @everyone"
+ODD_SHOWN = r"\*\*bold\*\* \<\@123\> \@everyone"
+
+
+async def test_with_mentions_off_a_markdown_name_is_shown_literally_in_reveal_and_scores(
+    bot: Bot, fake: FakeDiscord, catalog: Catalog
+) -> None:
+    fake.add_member(GUILD, ODD, ODD_NAME)
+    await bot.command("config set", setting="mentions", value="off")
+    question = await open_question(bot, seconds=2)
+    assert "is right" not in await bot.click(ODD, question, correct_letter(catalog, question))
+
+    [scores] = await fake.wait_for(
+        lambda: [m for m in fake.posted(CHANNEL) if "final scores" in text_of(m)], within=6
+    )
+    assert f"🥇 {ODD_SHOWN}: " in text_of(scores)
+    revealed = text_of(fake.messages[question["id"]])
+    assert f"First correct: {ODD_SHOWN}" in revealed
+    for shown in (text_of(scores), revealed):
+        assert ODD_NAME not in shown
+
+    _, board = await bot.command("leaderboard", user=PLAYER, period="all")
+    assert f"🥇 {ODD_SHOWN}: " in text_of(board)

@@ -7,9 +7,11 @@ import asyncio
 import contextlib
 import logging
 import re
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
+import aiohttp
 import discord
 import yarl
 from discord import app_commands
@@ -36,7 +38,15 @@ PLATFORM = "discord"
 # Discord drops an interaction not answered within 3 s: reply directly when the
 # service is quicker than this, else defer ("thinking…") and follow up.
 REPLY_WITHIN = 2.0
+# After this long (a hung database), stop waiting and tell the member: a click
+# that may not have been stored never reads as counted.
+ANSWER_WITHIN = 10.0
+# On close, how long interactions in flight get to finish (each is bounded by
+# ANSWER_WITHIN, plus time to send its answer).
+DRAIN_WITHIN = ANSWER_WITHIN + 2.0
 NO_MENTIONS = discord.AllowedMentions.none()
+# An answer that cannot be sent is logged in one line; the work behind it is done.
+SEND_ERRORS = (discord.HTTPException, aiohttp.ClientError, OSError, TimeoutError)
 _ROLE_MENTION = re.compile(r"^<@&(\d+)>$")
 
 
@@ -88,6 +98,25 @@ def moderator_check(interaction: discord.Interaction[Any]) -> ModeratorCheck:
     return check
 
 
+class ReconnectLog(logging.Filter):
+    """discord.py logs each reconnect attempt after a dropped gateway as ERROR
+    with the exception's traceback (often two, chained). A passing outage is
+    expected and discord.py resumes on its own: say it in one WARNING line."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if str(record.msg).startswith("Attempting a reconnect") and record.exc_info:
+            error = record.exc_info[1]
+            reason = " ".join(f"{type(error).__name__}: {error}".split())[:300]
+            record.msg = "Discord connection lost (%s); reconnecting in %.1f s"
+            record.args = (reason, *(record.args if isinstance(record.args, tuple) else ()))
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+            record.exc_info, record.exc_text = None, None
+        return True
+
+
+RECONNECT_LOG = ReconnectLog()
+
+
 class QuizTree(app_commands.CommandTree["QuizClient"]):
     async def on_error(
         self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError, /
@@ -119,9 +148,13 @@ class QuizClient(discord.Client):
         self.tree.add_command(quiz_group(self.run_command, lambda: service.catalog))
         # Private-reply channel for `Adapter.reply_private`: id(event) → interaction.
         self.pending: dict[int, discord.Interaction[Any]] = {}
+        # Closing: new interactions are asked to retry; those in flight finish.
+        self.accepting = True
+        self._in_flight: set[asyncio.Task[Any]] = set()
+        # addFilter ignores a filter already present: one per process.
+        logging.getLogger("discord.client").addFilter(RECONNECT_LOG)
 
     async def setup_hook(self) -> None:
-        self.add_dynamic_items(discord_render.AnswerButton)
         if not self.guild_ids:
             await self.tree.sync()
             return
@@ -149,46 +182,96 @@ class QuizClient(discord.Client):
 
     # -- commands and clicks -------------------------------------------------------------
 
+    @contextlib.contextmanager
+    def _tracked(self) -> Iterator[None]:
+        """Count the running handler as in flight until it has answered."""
+        task = asyncio.current_task()
+        if task is not None:
+            self._in_flight.add(task)
+        try:
+            yield
+        finally:
+            if task is not None:
+                self._in_flight.discard(task)
+
     async def run_command(
         self, interaction: discord.Interaction[Any], name: str, args: dict[str, str]
     ) -> None:
-        target = target_of(interaction)
-        if target is None:
-            await respond(interaction, _known(render.discord_server_only()))
-            return
-        user = interaction.user
-        command = Command(
-            name,
-            target,
-            str(user.id),
-            args=args,
-            display_name=user.display_name,
-            moderator_check=moderator_check(interaction),
-        )
-        await self._answer(interaction, command, self.service.handle_command(command))
+        with self._tracked():
+            target = target_of(interaction)
+            if not self.accepting or target is None:
+                await _refuse(interaction, target)
+                return
+            user = interaction.user
+            command = Command(
+                name,
+                target,
+                str(user.id),
+                args=args,
+                display_name=user.display_name,
+                moderator_check=moderator_check(interaction),
+            )
+            work = self.service.handle_command(command)
+            await self._answer(interaction, command, work, COMMAND_FALLBACK)
+
+    async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
+        # Every button on our messages is a letter button: each click is answered,
+        # even one naming a post that does not exist (the service says so).
+        if interaction.type is discord.InteractionType.component:
+            await self.on_answer_click(interaction)
 
     async def on_answer_click(self, interaction: discord.Interaction[Any]) -> None:
-        target = target_of(interaction)
-        data: dict[str, Any] = dict(interaction.data or {})
-        custom_id = str(data.get("custom_id", ""))
-        if target is None:
-            await respond(interaction, _known(render.discord_server_only()))
-            return
-        user = interaction.user
-        click = Interaction(target, str(user.id), custom_id, display_name=user.display_name)
-        await self._answer(interaction, click, self.service.handle_click(click))
+        with self._tracked():
+            target = target_of(interaction)
+            if not self.accepting or target is None:
+                await _refuse(interaction, target)
+                return
+            data: dict[str, Any] = dict(interaction.data or {})
+            custom_id = str(data.get("custom_id", ""))
+            user = interaction.user
+            click = Interaction(target, str(user.id), custom_id, display_name=user.display_name)
+            await self._answer(interaction, click, self.service.handle_click(click), CLICK_FALLBACK)
 
     async def _answer(
         self,
         interaction: discord.Interaction[Any],
         event: Command | Interaction,
         work: Awaitable[OutMessage],
+        fallback: Fallback,
     ) -> None:
         self.pending[id(event)] = interaction
         try:
-            await respond(interaction, work)
+            await respond(interaction, work, fallback)
         finally:
             self.pending.pop(id(event), None)
+
+    async def drain(self, within: float) -> None:
+        """Stop taking interactions, then wait (at most `within` seconds) for
+        those in flight to store their work and answer."""
+        self.accepting = False
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + within
+        # Interactions keep arriving until the gateway closes; each is asked
+        # to retry, which is quick, so the set empties.
+        while self._in_flight:
+            left = deadline - loop.time()
+            if left <= 0:
+                log.warning("closing with %d interaction(s) unanswered", len(self._in_flight))
+                return
+            await asyncio.wait(set(self._in_flight), timeout=left)
+
+
+@dataclass(frozen=True)
+class Fallback:
+    """What to tell the member when the work fails or outlasts ANSWER_WITHIN."""
+
+    failed: Callable[[], OutMessage]
+    slow: Callable[[], OutMessage]
+
+
+# A click either counted or the member is told to click again.
+CLICK_FALLBACK = Fallback(render.answer_not_counted, render.answer_not_counted)
+COMMAND_FALLBACK = Fallback(render.failure, render.too_slow)
 
 
 async def _known(message: OutMessage) -> OutMessage:
@@ -196,10 +279,44 @@ async def _known(message: OutMessage) -> OutMessage:
     return message
 
 
-async def respond(interaction: discord.Interaction[Any], work: Awaitable[OutMessage]) -> None:
-    """Answer within Discord's window: directly when the work is quick, else
-    defer privately and send the result as a followup."""
+async def _refuse(interaction: discord.Interaction[Any], target: Target | None) -> None:
+    """Outside a server channel, or while closing: a private word, no work."""
+    message = render.discord_server_only() if target is None else render.restarting()
+    await respond(interaction, _known(message), COMMAND_FALLBACK)
+
+
+async def _settled(work: Awaitable[OutMessage], fallback: Fallback) -> OutMessage:
+    """The work's reply; the fallback's when it fails or takes longer than
+    ANSWER_WITHIN. Not cancelled then: a command half done is worse than one
+    finishing late, and a late click is found by the member's next click."""
     task = asyncio.ensure_future(work)
+    task.add_done_callback(_retrieve)
+    try:
+        return await asyncio.wait_for(asyncio.shield(task), ANSWER_WITHIN)
+    except TimeoutError:
+        log.warning("an interaction took longer than %.0f s; told the member", ANSWER_WITHIN)
+        return fallback.slow()
+    except Exception:
+        log.exception("an interaction failed")
+        return fallback.failed()
+
+
+def _retrieve(task: asyncio.Future[OutMessage]) -> None:
+    """Work given up on may still fail later: take its error, so asyncio does
+    not report it as never retrieved (the service logs its own failures)."""
+    if not task.cancelled() and task.exception() is not None:
+        log.debug("an interaction's work failed", exc_info=task.exception())
+
+
+async def respond(
+    interaction: discord.Interaction[Any],
+    work: Awaitable[OutMessage],
+    fallback: Fallback = COMMAND_FALLBACK,
+) -> None:
+    """Answer within Discord's window: directly when the work is quick, else
+    defer privately and send the result as a followup. The work is done (or
+    given up on, and the member told) before anything is answered."""
+    task = asyncio.ensure_future(_settled(work, fallback))
     try:
         message = await asyncio.wait_for(asyncio.shield(task), REPLY_WITHIN)
     except TimeoutError:
@@ -209,7 +326,7 @@ async def respond(interaction: discord.Interaction[Any], work: Awaitable[OutMess
         await interaction.response.send_message(
             ephemeral=not message.public, **discord_render.payload(message)
         )
-    except discord.HTTPException as error:
+    except SEND_ERRORS as error:
         log.warning("could not answer an interaction: %s", error)
 
 
@@ -218,7 +335,7 @@ async def _deferred(
 ) -> None:
     try:
         await interaction.response.defer(ephemeral=True, thinking=True)
-    except discord.HTTPException as error:
+    except SEND_ERRORS as error:
         log.warning("could not defer an interaction: %s", error)
     message = await task
     try:
@@ -229,7 +346,7 @@ async def _deferred(
             await interaction.followup.send(ephemeral=False, **discord_render.payload(message))
         else:
             await interaction.followup.send(ephemeral=True, **discord_render.payload(message))
-    except discord.HTTPException as error:
+    except SEND_ERRORS as error:
         log.warning("could not follow up an interaction: %s", error)
 
 
@@ -328,6 +445,9 @@ class DiscordPlatform:
             raise StartError(f"the Discord gateway closed the connection ({problem})")
 
     async def close(self) -> None:
+        """Drain, then disconnect: interactions in flight are stored and answered,
+        new ones are asked to retry in a moment (another process may take them)."""
+        await self.client.drain(DRAIN_WITHIN)
         await self.client.close()
         if self._connection is not None:
             with contextlib.suppress(Exception, asyncio.CancelledError):

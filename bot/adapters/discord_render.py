@@ -3,8 +3,8 @@ row of letter buttons that keep working across restarts."""
 
 from __future__ import annotations
 
-import re
-from typing import Any, Protocol
+from collections.abc import Sequence
+from typing import Any
 
 import discord
 
@@ -16,7 +16,6 @@ CONTENT_LIMIT = 2000
 DESCRIPTION_LIMIT = 4096
 FIELD_LIMIT = 1024
 TITLE_LIMIT = 256
-ANSWER_TEMPLATE = r"qm:a:(?P<post>[0-9]+):(?P<slot>[0-9]+)"
 
 _STYLES = {
     ButtonStyle.NEUTRAL: discord.ButtonStyle.secondary,
@@ -25,39 +24,31 @@ _STYLES = {
 }
 
 
-class ClickHandler(Protocol):
-    async def on_answer_click(self, interaction: discord.Interaction[Any]) -> None: ...
+class PostedView(discord.ui.View):
+    """Letter buttons that travel with a message and nothing more.
 
+    Clicks are routed by custom_id in `QuizClient.on_interaction`, so a click on
+    any question message, including one posted before a restart or one naming a
+    post that no longer exists, gets an answer. (discord.py's own routing, a
+    DynamicItem, silently drops a click whose id it cannot match to a button on
+    the clicked message.) Not dispatchable: discord.py keeps no copy of the view
+    for each message sent.
+    """
 
-class AnswerButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=ANSWER_TEMPLATE):
-    """A letter button. Registered with the client at start-up, so a click on any
-    question message, including one posted before a restart, reaches the bot."""
-
-    def __init__(self, button: Button) -> None:
-        super().__init__(
-            discord.ui.Button(
-                label=button.label,
-                custom_id=button.custom_id,
-                style=_STYLES[button.style],
-                disabled=button.disabled,
+    def __init__(self, buttons: Sequence[Button]) -> None:
+        super().__init__(timeout=None)
+        for button in buttons:
+            self.add_item(
+                discord.ui.Button(
+                    label=button.label,
+                    custom_id=button.custom_id,
+                    style=_STYLES[button.style],
+                    disabled=button.disabled,
+                )
             )
-        )
 
-    @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: discord.Interaction[Any],
-        item: discord.ui.Item[Any],
-        match: re.Match[str],
-        /,
-    ) -> AnswerButton:
-        label = item.label if isinstance(item, discord.ui.Button) else None
-        return cls(Button(match.group(0), label or ""))
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        # The client owns the bridge to the quiz service; the button stays stateless.
-        client: ClickHandler = interaction.client  # type: ignore[assignment]
-        await client.on_answer_click(interaction)
+    def is_dispatchable(self) -> bool:
+        return False
 
 
 def timestamp(message: OutMessage) -> str | None:
@@ -94,11 +85,7 @@ def embed(message: OutMessage) -> discord.Embed:
 def view(message: OutMessage) -> discord.ui.View | None:
     if not message.buttons:
         return None
-    # timeout=None: the view never expires; clicks are routed by AnswerButton.
-    made = discord.ui.View(timeout=None)
-    for button in message.buttons:
-        made.add_item(AnswerButton(button))
-    return made
+    return PostedView(message.buttons)
 
 
 def payload(message: OutMessage) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from datetime import date, datetime, timedelta
 
 from bot.chat import Button, ButtonStyle, Field, OutMessage
 from bot.quiz.bank import LETTERS, Question
+from bot.quiz.escape_discord import escape_discord_markdown
 from bot.quiz.rules import (
     MAX_DAILY_WINDOW_HOURS,
     MAX_GRACE_MINUTES,
@@ -48,7 +49,11 @@ def mention(platform: str, user_id: str, names: Mapping[str, str] | None = None)
     if platform == "console":
         return "you" if user_id == "local" else user_id
     if names is not None:
-        return names.get(user_id) or "a member"
+        name = names.get(user_id)
+        if not name:
+            return "a member"
+        # Names are the member's own text: shown as written, never as markdown.
+        return escape_discord_markdown(name) if platform == "discord" else name
     return f"<@{user_id}>"
 
 
@@ -371,6 +376,14 @@ def unknown_question() -> OutMessage:
     return private("I don't know that question any more; it may have been removed.")
 
 
+def answer_not_counted() -> OutMessage:
+    """A click whose answer could not be confirmed as stored (an error or a hang)."""
+    return private(
+        "Your answer did not go through, so it may not count. Please click again: "
+        "if it was saved after all, I'll tell you which answer counts."
+    )
+
+
 # -- replies to commands --------------------------------------------------------
 
 
@@ -607,13 +620,6 @@ def failure() -> OutMessage:
 # -- faults ---------------------------------------------------------------------
 
 
-def answer_not_stored() -> OutMessage:
-    return private(
-        "I could not save your answer, so it has not counted yet. Please click again; "
-        "if it did count after all, I'll tell you which answer I have."
-    )
-
-
 def malformed_id() -> OutMessage:
     return private("I can't accept this: the member or channel id it came with is malformed.")
 
@@ -632,6 +638,18 @@ def quiz_ended_undeliverable(sequence: int | None, problem: str) -> OutMessage:
         text=f"The quiz has ended: I could not post {which} ({problem}), even after "
         "retrying for a minute. Scores so far still count; a moderator can start a new quiz."
     )
+
+
+def too_slow() -> OutMessage:
+    """A command that outlasted the wait for it; it may still finish."""
+    return private(
+        "That is taking me too long, so I stopped waiting; it may still happen. "
+        "Please check in a moment before trying again."
+    )
+
+
+def restarting() -> OutMessage:
+    return private("The bot is restarting; please try again in a moment.")
 
 
 HELP = f"""\

@@ -172,7 +172,7 @@ class QuizService:
             return await self.answer(interaction)
         except Exception:
             log.exception("click %s failed in %s", interaction.custom_id, interaction.target)
-            return render.answer_not_stored()
+            return render.answer_not_counted()
 
     async def _dispatch(self, command: Command) -> OutMessage:
         name = command.name

@@ -234,6 +234,7 @@ class FakeDiscord:
         self.identifies: list[dict[str, Any]] = []
         self.resumes: list[dict[str, Any]] = []
         self.heartbeats = 0
+        self.refused_gateways = 0  # websocket upgrades still to refuse (an outage)
         self._ids = itertools.count(1_300_000_000_000_000_000)
         self._sockets: list[web.WebSocketResponse] = []
         self._seq = 0
@@ -321,6 +322,12 @@ class FakeDiscord:
         """Cut the websocket as a network failure would (a resumable close code)."""
         for socket in list(self._sockets):
             await socket.close(code=4000, message=b"dropped by test")
+
+    async def outage(self, refusals: int = 1) -> None:
+        """Drop the websocket and refuse the next `refusals` reconnects with a 503,
+        as a passing Discord outage would."""
+        self.refused_gateways = refusals
+        await self.drop_gateway()
 
     # -- waiting and reading ---------------------------------------------------------
 
@@ -663,7 +670,11 @@ class FakeDiscord:
 
     # -- gateway ---------------------------------------------------------------------
 
-    async def _gateway(self, request: web.Request) -> web.WebSocketResponse:
+    async def _gateway(self, request: web.Request) -> web.StreamResponse:
+        if self.refused_gateways > 0:
+            self.refused_gateways -= 1
+            self._changed.set()
+            return _json({"message": "Service Unavailable", "code": 0}, status=503)
         socket = web.WebSocketResponse()
         await socket.prepare(request)
         self._sockets.append(socket)

@@ -1,0 +1,24 @@
+"""Member-supplied text made literal for Discord's markdown.
+
+Discord renders markdown in message content and embeds: a display name such as
+`**everyone** ||x||` would show bold and hidden, `[x](https://…)` as a link and
+`<@123>` as someone else's mention. A backslash before any punctuation makes
+Discord show that character as written, so every character that can start or
+close a markdown construct, a mention or a link is escaped. Pure text in, text
+out: no discord import, so the quiz core can use it.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Emphasis and code (* _ ~ `), spoilers (|), quotes and headings (> # -), masked
+# links ([ ] ( )), mentions, channels, emoji and timestamps (< > @ #), bare links
+# (the : of https://), and the backslash itself.
+_SPECIAL = re.compile(r"([\\*_~`|>#\-\[\]()<@:])")
+_LINE_BREAKS = re.compile(r"[\r\n\u2028\u2029]+")
+
+
+def escape_discord_markdown(text: str) -> str:
+    """`text` as Discord shows it literally, on one line."""
+    return _SPECIAL.sub(r"\\\1", _LINE_BREAKS.sub(" ", text))
