@@ -350,7 +350,7 @@ class QuizService:
         try:
             if adapter is None or view is None:
                 raise RuntimeError(f"no {post.target.platform} adapter is running")
-            ref = await adapter.send(post.target, render.question(view))
+            ref = await adapter.send(post.target, render.question(view, post.target.platform))
         except Exception as error:
             problem = str(error) or type(error).__name__
             if isinstance(error, DeliveryError):

@@ -1,0 +1,48 @@
+"""Member- and bank-supplied text made inert for the platform it is posted on.
+
+render.py calls these where it inserts text it did not write (display names,
+bank titles, prompts, options, explanations), so our own markup (mentions,
+dates) stays live while text that merely looks like markup cannot ping anyone.
+No platform library is imported here: the rules are small and written out.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Slack reads &, < and > as control characters in every text it parses.
+_SLACK = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
+# Discord markdown: escapes, emphasis, strike, code, spoilers, quotes, headings.
+_DISCORD_MARKDOWN = re.compile(r"([\\*_~`|>#])")
+# Discord mentions: <@123>, <@!123>, <@&123>, <#123>, </cmd:123>, @everyone, @here.
+_DISCORD_MENTION = re.compile(r"<(?=[@#/])|@(?=everyone|here)")
+_ZERO_WIDTH_SPACE = "\u200b"
+
+
+def slack_escape(text: str) -> str:
+    return text.translate(_SLACK)
+
+
+def discord_escape(text: str) -> str:
+    """Markdown escaped with a backslash, mentions broken by a zero-width space
+    (mentions are disabled in every send anyway; this keeps them from looking live)."""
+    text = _DISCORD_MENTION.sub(lambda found: found.group(0) + _ZERO_WIDTH_SPACE, text)
+    return _DISCORD_MARKDOWN.sub(r"\\\1", text)
+
+
+def escape_name(platform: str, name: str) -> str:
+    """A member's display name, as plain text on `platform`."""
+    if platform == "slack":
+        return slack_escape(name)
+    if platform == "discord":
+        return discord_escape(name)
+    return name
+
+
+def escape_text(platform: str, text: str) -> str:
+    """Bank text (titles, prompts, options, explanations). Slack needs &, <, >
+    escaped; on Discord the bank's own markdown (code in backticks) is meant to
+    show, and mentions are disabled in every send, so it passes unchanged."""
+    if platform == "slack":
+        return slack_escape(text)
+    return text
