@@ -15,12 +15,13 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
+from slack_sdk.signature import SignatureVerifier
 
-from bot.adapters.slack_http import ReplayCache
+from bot.adapters.slack_http import ReplayCache, RequestGate
 from bot.quiz.bank import Catalog, load_banks
 from bot.quiz.escape import escape_name, escape_text
 from tests.conftest import ROOT
-from tests.fakes.fake_slack import Call, FakeSlack, slash_payload
+from tests.fakes.fake_slack import SIGNING_SECRET, Call, FakeSlack, slash_payload
 from tests.test_slack import (  # the fixtures, shared with test_slack.py
     ADMIN,
     CHANNEL,
@@ -178,6 +179,27 @@ def test_the_replay_cache_forgets_after_five_minutes_and_stays_bounded() -> None
     assert len(cache) <= 100
 
 
+def test_the_gate_keeps_slacks_five_minute_window_on_its_own_clock() -> None:
+    now = 1_700_000_000.0
+    gate = RequestGate(SIGNING_SECRET, clock=lambda: now)
+    signer = SignatureVerifier(SIGNING_SECRET)
+    body = b"command=%2Fquiz&text=stats"
+
+    def headers(at: int) -> dict[str, str]:
+        signature = signer.generate_signature(timestamp=str(at), body=body)
+        assert signature is not None
+        return {"X-Slack-Request-Timestamp": str(at), "X-Slack-Signature": signature}
+
+    sent = int(now)
+    now += 299
+    assert gate.refusal(body, headers(sent)) is None
+    assert gate.refusal(body, headers(sent)) == "a repeat of an earlier request"
+    now += 2  # 301 s after it was signed
+    assert gate.refusal(body, headers(sent + 1)) is None
+    assert gate.refusal(body, headers(sent)) == "stale timestamp"
+    assert gate.refusal(body, headers(int(now) + 301)) == "stale timestamp"  # from the future
+
+
 # -- acknowledged means stored -------------------------------------------------------------
 
 
@@ -259,6 +281,29 @@ async def test_close_waits_for_clicks_in_flight_and_their_answers_are_stored(
     assert acked and acked <= _stored(slack, question)
     # Their private replies went out before close() returned.
     assert {c.params["user"] for c in slack.fake.ephemerals()} >= acked
+
+
+async def test_socket_mode_close_acks_and_stores_the_envelopes_in_flight(
+    make_slack: MakeSlack,
+) -> None:
+    slack = await make_slack(socket=True)
+    fake = slack.fake
+    await slack.command("start 1 60")
+    question = await slack.next_question()
+    players = [f"U3S{n:02d}" for n in range(10)]
+    async with _writes_held(slack):
+        envelopes = [
+            await fake.send_envelope("interactive", slack.click_body(question, "B", p))
+            for p in players
+        ]
+        await asyncio.sleep(0.5)
+        closing = asyncio.create_task(slack.platform.close())
+        await asyncio.sleep(0.3)
+        assert not closing.done()
+    await asyncio.wait_for(closing, 15)
+    assert all(envelope in fake.acks for envelope in envelopes)  # acked before the socket closed
+    assert _stored(slack, question) == set(players)
+    assert {c.params["user"] for c in fake.ephemerals()} >= set(players)
 
 
 # -- names and bank text that cannot ping --------------------------------------------------
