@@ -17,8 +17,13 @@ SECTION_LIMIT = 3000
 TEXT_LIMIT = 4000
 
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
-# Slack's own markup (mentions, dates, links) must survive escaping.
+# Slack's own markup (mentions, dates, links) must survive escaping. Text we did
+# not write (names, bank text) arrives already escaped by bot.quiz.escape, so it
+# cannot look like markup here, and its entities are left as they are.
 _MARKUP = re.compile(r"<[@#!][^<>\s][^<>]*>")
+_BARE_AMPERSAND = re.compile(r"&(?!(?:amp|lt|gt);)")
+_ENTITIES = {"&lt;": "<", "&gt;": ">", "&amp;": "&"}
+_ENTITY = re.compile("|".join(_ENTITIES))
 _STYLES = {ButtonStyle.SUCCESS: "primary", ButtonStyle.DANGER: "danger"}
 
 
@@ -35,7 +40,12 @@ def escape(text: str) -> str:
 
 
 def _escape_plain(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _BARE_AMPERSAND.sub("&amp;", text).replace("<", "&lt;").replace(">", "&gt;")
+
+
+def plain(text: str) -> str:
+    """For plain_text fields, which Slack shows as they are: no entities."""
+    return _ENTITY.sub(lambda found: _ENTITIES[found.group(0)], text)
 
 
 def mrkdwn(text: str) -> str:
@@ -80,7 +90,7 @@ def _button(button: Button) -> Block:
 def blocks(message: OutMessage) -> list[Block]:
     made: list[Block] = []
     if message.title:
-        title = _cut(message.title, HEADER_LIMIT)
+        title = _cut(plain(message.title), HEADER_LIMIT)
         made.append({"type": "header", "text": {"type": "plain_text", "text": title}})
     if message.body:
         made.append(_section(message.body))

@@ -1,18 +1,24 @@
 """The Slack platform for `quizmaster run`: a Bolt `AsyncApp` on the bot's loop,
 connected by Socket Mode (SLACK_APP_TOKEN) or served over HTTP at /slack/events.
 
-Bolt acks, verifies signatures and routes; this module turns `/quiz` and the
-answer buttons into neutral commands and clicks and delivers the replies.
+Bolt acks and routes; in HTTP mode `slack_http` verifies each request before
+Bolt parses it. This module turns `/quiz` and the answer buttons into neutral
+commands and clicks and delivers the replies. A click is acknowledged only once
+its answer is stored, and closing waits for the work in flight.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import re
-from typing import Any
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any, ParamSpec
 
 from aiohttp import web
+from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncRespond
 from slack_sdk.errors import SlackApiError
@@ -25,6 +31,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.adapters.slack_adapter import CALL_ERRORS, PLATFORM, SlackAdapter
 from bot.adapters.slack_blocks import blocks, fallback_text
+from bot.adapters.slack_http import RequestGate, events_app
 from bot.adapters.slack_moderators import SlackDirectory
 from bot.adapters.slack_pacing import ChannelPacer
 from bot.chat import Command, DeliveryError, Interaction, OutMessage, Target
@@ -35,10 +42,16 @@ from bot.quiz.service import QuizService
 from bot.textcommands import UsageError, parse
 
 log = logging.getLogger(__name__)
+P = ParamSpec("P")
 
 EVENTS_PATH = "/slack/events"
 DEFAULT_API_URL = "https://slack.com/api/"
 SOCKET_CONNECT_TIMEOUT = 30.0
+# Slack shows the member an error if a click is not acked within 3 s; the
+# answer's write gets this long, then the ack says it could not be confirmed.
+ACK_WITHIN = 2.5
+# How long closing waits for requests and listeners still running.
+DRAIN_SECONDS = 10.0
 ANSWER_ACTION = re.compile(r"^qm:a:")
 # `/quiz config set moderator-group @quiz-hosts` arrives escaped as
 # <!subteam^S123|@quiz-hosts>; keep the readable handle (or the id).
@@ -76,24 +89,32 @@ def web_client(settings: Settings) -> AsyncWebClient:
 
 class SlackPlatform:
     def __init__(
-        self, settings: Settings, service: QuizService, pacer: ChannelPacer | None = None
+        self,
+        settings: Settings,
+        service: QuizService,
+        pacer: ChannelPacer | None = None,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         self.settings = settings
         self.service = service
         self.client = web_client(settings)
         self.directory = SlackDirectory(self.client, settings.slack_moderators)
         self.adapter = SlackAdapter(self.client, self.directory, pacer, self._is_connected)
-        secret = settings.slack_signing_secret
-        self.app = AsyncApp(
-            client=self.client,
-            signing_secret=secret.get_secret_value() if secret else "",
-            name="quizmaster",
+        secret = (
+            settings.slack_signing_secret.get_secret_value()
+            if settings.slack_signing_secret
+            else ""
         )
-        self.app.command("/quiz")(self._on_command)
-        self.app.action(ANSWER_ACTION)(self._on_click)
+        self.app = AsyncApp(client=self.client, signing_secret=secret, name="quizmaster")
+        self.app.command("/quiz")(self._tracked(self._on_command))
+        self.app.action(ANSWER_ACTION)(self._tracked(self._on_click))
+        # Only HTTP mode has a signing secret (Socket Mode needs none).
+        self.gate = RequestGate(secret, clock) if secret else None
+        self.ack_within = ACK_WITHIN
         self._socket: AsyncSocketModeHandler | None = None
         self._runner: web.AppRunner | None = None
         self._serving = False
+        self._in_flight: set[asyncio.Future[Any]] = set()
 
     @property
     def socket_mode(self) -> bool:
@@ -152,6 +173,10 @@ class SlackPlatform:
             raise StartError(f"cannot reach the Slack Web API at {self.client.base_url}") from error
         self._socket = AsyncSocketModeHandler(self.app, token.get_secret_value())
         self._socket.client.wss_uri = str(opened["url"])  # use the URL just issued
+        # Each envelope, up to the ack sent back on the socket, is work in flight.
+        self._socket.client.socket_mode_request_listeners = [
+            self._tracked(self._socket.handle)  # type: ignore[arg-type]
+        ]
         try:
             await asyncio.wait_for(
                 self._socket.connect_async(),  # type: ignore[no-untyped-call]
@@ -163,7 +188,11 @@ class SlackPlatform:
         log.info("Slack: Socket Mode connected")
 
     async def _serve_http(self) -> None:
-        runner = web.AppRunner(self.app.web_app(path=EVENTS_PATH), access_log=None)
+        if self.gate is None:
+            raise StartError("HTTP mode needs SLACK_SIGNING_SECRET to verify Slack's requests")
+        app = events_app(self.gate, self._bolt, EVENTS_PATH, accepting=lambda: self._serving)
+        # Closing stops listening, then waits this long for requests in flight.
+        runner = web.AppRunner(app, access_log=None, shutdown_timeout=DRAIN_SECONDS)
         await runner.setup()
         host, port = self.settings.slack_host, self.settings.slack_port
         try:
@@ -178,14 +207,47 @@ class SlackPlatform:
         self._serving = True
         log.info("Slack: HTTP mode, events at http://%s:%s%s", host, self.port, EVENTS_PATH)
 
+    async def _bolt(self, request: web.Request) -> web.StreamResponse:
+        """Bolt's own handling of a request the gate let through."""
+        response = await self.app.async_dispatch(await to_bolt_request(request))
+        return await to_aiohttp_response(response)
+
     async def close(self) -> None:
+        """Stop taking requests, finish those in flight (their answers stored,
+        their replies sent), then disconnect; all within DRAIN_SECONDS."""
+        deadline = asyncio.get_running_loop().time() + DRAIN_SECONDS
         self._serving = False
+        runner, self._runner = self._runner, None
+        if runner is not None:
+            await runner.cleanup()  # stops listening; waits for requests in flight
+        # Socket Mode stays connected meanwhile, so the acks can still go out.
+        await self._drain(deadline)
         socket, self._socket = self._socket, None
         if socket is not None:
             await socket.close_async()  # type: ignore[no-untyped-call]
-        runner, self._runner = self._runner, None
-        if runner is not None:
-            await runner.cleanup()
+
+    async def _drain(self, deadline: float) -> None:
+        loop = asyncio.get_running_loop()
+        while self._in_flight and (left := deadline - loop.time()) > 0:
+            await asyncio.wait(set(self._in_flight), timeout=left)
+        if self._in_flight:
+            log.warning("Slack: %d requests still running at shutdown", len(self._in_flight))
+
+    def _tracked(self, handler: Callable[P, Awaitable[None]]) -> Callable[P, Awaitable[None]]:
+        """`handler` counted as work in flight while it runs (Bolt runs listeners
+        in tasks of their own that outlive the HTTP response)."""
+
+        @functools.wraps(handler)
+        async def run(*args: P.args, **kwargs: P.kwargs) -> None:
+            task = asyncio.current_task()
+            if task is not None:
+                self._in_flight.add(task)
+            try:
+                await handler(*args, **kwargs)
+            finally:
+                self._in_flight.discard(task)  # type: ignore[arg-type]
+
+        return run
 
     # -- incoming ----------------------------------------------------------------------
 
@@ -239,7 +301,6 @@ class SlackPlatform:
     async def _on_click(
         self, ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], respond: AsyncRespond
     ) -> None:
-        await ack()
         user = body.get("user") or {}
         team = (body.get("team") or {}).get("id") or user.get("team_id") or ""
         channel = (body.get("channel") or {}).get("id") or ""
@@ -250,7 +311,8 @@ class SlackPlatform:
             str(action.get("value") or action.get("action_id") or ""),
             display_name=user.get("name") or user.get("username"),
         )
-        reply = await self.service.handle_click(click)
+        reply = await self._stored(click)
+        await ack()  # only now: the answer is committed, or the reply says it may not be
         try:
             await self.adapter.reply_private(click, reply)
         except DeliveryError:
@@ -263,6 +325,21 @@ class SlackPlatform:
                 )
             except Exception:
                 log.warning("could not answer a click by %s", click.user_id, exc_info=True)
+
+    async def _stored(self, click: Interaction) -> OutMessage:
+        """The service's reply once the answer is stored; if that takes longer
+        than Slack allows, a reply asking the member to click again (safe: a
+        second answer is refused as "already answered")."""
+        storing = asyncio.ensure_future(self.service.handle_click(click))
+        self._in_flight.add(storing)  # it may outlive this listener; closing waits for it
+        storing.add_done_callback(self._in_flight.discard)
+        try:
+            return await asyncio.wait_for(asyncio.shield(storing), self.ack_within)
+        except TimeoutError:
+            log.warning(
+                "Slack: storing a click by %s took over %ss", click.user_id, self.ack_within
+            )
+            return render.answer_unconfirmed()
 
 
 def platform(settings: Settings, service: QuizService) -> SlackPlatform:

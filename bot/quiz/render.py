@@ -9,7 +9,7 @@ from datetime import date, datetime, timedelta
 
 from bot.chat import Button, ButtonStyle, Field, OutMessage
 from bot.quiz.bank import LETTERS, Question
-from bot.quiz.escape_discord import escape_discord_markdown
+from bot.quiz.escape import escape_name, escape_text
 from bot.quiz.rules import (
     MAX_DAILY_WINDOW_HOURS,
     MAX_GRACE_MINUTES,
@@ -50,10 +50,8 @@ def mention(platform: str, user_id: str, names: Mapping[str, str] | None = None)
         return "you" if user_id == "local" else user_id
     if names is not None:
         name = names.get(user_id)
-        if not name:
-            return "a member"
-        # Names are the member's own text: shown as written, never as markdown.
-        return escape_discord_markdown(name) if platform == "discord" else name
+        # Names are the member's own text: shown as written, never as markup.
+        return escape_name(platform, name) if name else "a member"
     return f"<@{user_id}>"
 
 
@@ -84,26 +82,29 @@ class QuestionView:
         return f"{self.bank_title} · Question of the day"
 
 
-def _options_text(view: QuestionView, marks: Sequence[str] | None = None) -> str:
+def _options_text(view: QuestionView, platform: str, marks: Sequence[str] | None = None) -> str:
     lines = []
     for slot in range(len(view.option_order)):
         mark = marks[slot] if marks else ""
-        lines.append(f"{mark}**{letter(slot)}.** {view.option(slot)}")
+        lines.append(f"{mark}**{letter(slot)}.** {escape_text(platform, view.option(slot))}")
     return "\n".join(lines)
 
 
-def question(view: QuestionView) -> OutMessage:
-    body = f"{view.question.prompt}\n\n{_options_text(view)}"
+def question(view: QuestionView, platform: str) -> OutMessage:
+    heading = escape_text(platform, view.heading)
+    prompt = escape_text(platform, view.question.prompt)
+    body = f"{prompt}\n\n{_options_text(view, platform)}"
     buttons = tuple(
         Button(answer_custom_id(view.post_id, slot), letter(slot))
         for slot in range(len(view.option_order))
     )
     plain_options = "\n".join(
-        f"{letter(slot)}. {view.option(slot)}" for slot in range(len(view.option_order))
+        f"{letter(slot)}. {escape_text(platform, view.option(slot))}"
+        for slot in range(len(view.option_order))
     )
     return OutMessage(
-        text=f"{view.heading}\n{view.question.prompt}\n{plain_options}",
-        title=view.heading,
+        text=f"{heading}\n{prompt}\n{plain_options}",
+        title=heading,
         body=body,
         buttons=buttons,
         footer=_question_footer(view),
@@ -148,7 +149,10 @@ def reveal(
     """The closed question; a daily one (`streak_leaders` given) also shows
     who has the longest daily streaks now."""
     marks = ["✅ " if slot == correct_slot else "▫️ " for slot in range(len(view.option_order))]
-    answer = f"{letter(correct_slot)}. {view.option(correct_slot)}"
+    heading = escape_text(platform, view.heading)
+    prompt = escape_text(platform, view.question.prompt)
+    explanation = escape_text(platform, view.question.explanation)
+    answer = f"{letter(correct_slot)}. {escape_text(platform, view.option(correct_slot))}"
     answers = "1 answer" if tally.total == 1 else f"{tally.total} answers"
     first = (
         f"First correct: {mention(platform, tally.first_correct_user, names)}"
@@ -166,13 +170,13 @@ def reveal(
     )
     fields = [
         Field("Answer", answer),
-        Field("Why", view.question.explanation),
+        Field("Why", explanation),
         Field("How the channel voted", distribution(view, tally)),
         Field("Answers", f"{answers}. {first}"),
     ]
     text = (
-        f"{view.heading} (closed)\n{view.question.prompt}\nAnswer: {answer}\n"
-        f"{view.question.explanation}\n{distribution(view, tally)}\n{answers}. {first}"
+        f"{heading} (closed)\n{prompt}\nAnswer: {answer}\n"
+        f"{explanation}\n{distribution(view, tally)}\n{answers}. {first}"
     )
     if streak_leaders is not None:
         streak_text = _streak_lines(streak_leaders, platform, names)
@@ -180,8 +184,8 @@ def reveal(
         text += f"\nDaily streaks:\n{streak_text}"
     return OutMessage(
         text=text,
-        title=f"{view.heading} (closed)",
-        body=f"{view.question.prompt}\n\n{_options_text(view, marks)}",
+        title=f"{heading} (closed)",
+        body=f"{prompt}\n\n{_options_text(view, platform, marks)}",
         fields=tuple(fields),
         buttons=buttons,
     )
@@ -294,7 +298,8 @@ def weekly_leaderboard(
         fields.append(
             Field(
                 "Hardest question",
-                f"{hardest.prompt}\n{hardest.correct} of {hardest.answered} right ({share})",
+                f"{escape_text(platform, hardest.prompt)}\n"
+                f"{hardest.correct} of {hardest.answered} right ({share})",
             )
         )
     text = f"{title}\n{body}\n" + "\n".join(f"{f.name}:\n{f.value}" for f in fields)
@@ -366,6 +371,15 @@ def already_answered(slot: int | None) -> OutMessage:
     if slot is None:
         return private("You have already answered this question.")
     return private(f"You already answered {letter(slot)}: the first click counts.")
+
+
+def answer_unconfirmed() -> OutMessage:
+    """A click whose answer could not be stored in time: clicking again is safe,
+    since a second answer to the same question is never counted twice."""
+    return private(
+        "I could not confirm your answer in time, so it may not have counted. "
+        "Please click your answer again."
+    )
 
 
 def question_closed(correct_slot: int) -> OutMessage:

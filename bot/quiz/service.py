@@ -399,7 +399,10 @@ class QuizService:
         try:
             if adapter is None:
                 raise DeliveryError(f"no {post.target.platform} connection here")
-            message = replace(render.question(view), idempotency_key=f"qm-post-{post.id}")
+            message = replace(
+                render.question(view, post.target.platform),
+                idempotency_key=f"qm-post-{post.id}",
+            )
             ref = await within_deadline(adapter.send(post.target, message))
         except DeliveryError as error:
             problem = str(error) or type(error).__name__

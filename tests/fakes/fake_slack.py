@@ -416,6 +416,21 @@ class SignedSender:
         async with self.session.post(self.url, data=body.encode(), headers=headers) as response:
             return response.status, await response.text()
 
+    async def raw(self, body: bytes, headers: dict[str, str]) -> tuple[int, str]:
+        """Posts `body` with exactly `headers`: what a forger or a broken proxy sends."""
+        async with self.session.post(self.url, data=body, headers=headers) as response:
+            return response.status, await response.text()
+
+    def signed_headers(self, body: bytes, timestamp: int | None = None) -> dict[str, str]:
+        stamp = str(int(time.time()) if timestamp is None else timestamp)
+        signature = self.verifier.generate_signature(timestamp=stamp, body=body)
+        assert signature is not None
+        return {
+            "Content-Type": "application/x-www-form-urlencoded",
+            "X-Slack-Request-Timestamp": stamp,
+            "X-Slack-Signature": signature,
+        }
+
     async def slash(self, payload: dict[str, str], **options: Any) -> tuple[int, str]:
         return await self.post(urlencode(payload), **options)
 

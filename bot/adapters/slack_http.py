@@ -1,0 +1,149 @@
+"""The door to /slack/events in HTTP mode.
+
+Every request is checked before any of it is parsed: its size, Slack's
+signature and the five-minute freshness of its timestamp, and that the same
+signed request was not seen before (a replay). Only then does Bolt see it.
+Refusals are one short log line each, never a traceback.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+from aiohttp import web
+from slack_bolt.request.internals import parse_body
+from slack_sdk.signature import Clock, SignatureVerifier
+
+log = logging.getLogger(__name__)
+
+MAX_BODY = 1024 * 1024  # Slack's payloads are a few kB; 1 MB is generous
+WINDOW = 5 * 60  # how old (or how far ahead) a signed request may be, as Slack says
+REPLAY_LIMIT = 100_000  # signatures remembered at most; oldest forgotten first
+_TIMESTAMP = re.compile(r"[0-9]{1,12}")
+_SIGNATURE = re.compile(r"v0=[0-9a-f]{64}")
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+class _Clock(Clock):
+    def __init__(self, now: Callable[[], float]) -> None:
+        self._now = now
+
+    def now(self) -> float:
+        return self._now()
+
+
+class ReplayCache:
+    """Signatures seen in the last five minutes, bounded in size."""
+
+    def __init__(self, clock: Callable[[], float], limit: int = REPLAY_LIMIT) -> None:
+        self._clock = clock
+        self._limit = limit
+        self._expiry: dict[str, float] = {}  # insertion order: oldest first
+        self._next_prune = 0.0
+
+    def __len__(self) -> int:
+        return len(self._expiry)
+
+    def seen(self, key: str, expires: float) -> bool:
+        """True if `key` was seen and has not expired; otherwise remember it."""
+        now = self._clock()
+        self._prune(now)
+        if self._expiry.get(key, 0.0) > now:
+            return True
+        self._expiry[key] = expires
+        return False
+
+    def _prune(self, now: float) -> None:
+        if now >= self._next_prune or len(self._expiry) >= self._limit:
+            self._expiry = {key: at for key, at in self._expiry.items() if at > now}
+            self._next_prune = now + 10
+        while len(self._expiry) >= self._limit:
+            del self._expiry[next(iter(self._expiry))]
+
+
+class RequestGate:
+    """Decides whether a request really comes from Slack, and only once."""
+
+    def __init__(
+        self, signing_secret: str, clock: Callable[[], float] = time.time, window: int = WINDOW
+    ) -> None:
+        self._clock = clock
+        self._window = window
+        self._verifier = SignatureVerifier(signing_secret, clock=_Clock(clock))
+        self.replays = ReplayCache(clock)
+
+    def refusal(self, body: bytes, headers: Mapping[str, str]) -> str | None:
+        """Why the request is refused, or None if it is Slack's and new."""
+        timestamp = headers.get("X-Slack-Request-Timestamp")
+        signature = headers.get("X-Slack-Signature")
+        if not timestamp or not signature:
+            return "not signed"
+        if not _TIMESTAMP.fullmatch(timestamp) or not _SIGNATURE.fullmatch(signature):
+            return "malformed signature headers"
+        if abs(self._clock() - int(timestamp)) > self._window:
+            return "stale timestamp"
+        try:
+            text = body.decode("utf-8")
+        except UnicodeDecodeError:
+            return "body is not UTF-8"
+        if not self._verifier.is_valid(text, timestamp, signature):
+            return "bad signature"
+        if self.replays.seen(f"{timestamp}:{signature}", int(timestamp) + self._window):
+            return "a repeat of an earlier request"
+        return None
+
+
+def well_formed(body: bytes, content_type: str) -> bool:
+    """Whether Bolt can read this signed body: an object, as Slack always sends
+    (Bolt's own parsing, with its failures caught)."""
+    try:
+        parsed: Any = parse_body(body.decode("utf-8"), content_type)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(parsed, dict)
+
+
+def guarded(
+    gate: RequestGate, inner: Handler, *, accepting: Callable[[], bool] = lambda: True
+) -> Handler:
+    """`inner` (Bolt's handler) behind the gate."""
+
+    async def handle(request: web.Request) -> web.StreamResponse:
+        if not accepting():
+            return web.Response(status=503, text="shutting down")
+        if (request.content_length or 0) > MAX_BODY:
+            log.info("refused a Slack request: body over %d bytes", MAX_BODY)
+            return web.Response(status=413)
+        try:
+            body = await request.read()
+        except web.HTTPRequestEntityTooLarge:
+            log.info("refused a Slack request: body over %d bytes", MAX_BODY)
+            return web.Response(status=413)
+        problem = gate.refusal(body, request.headers)
+        if problem is not None:
+            log.info("refused a Slack request from %s: %s", request.remote, problem)
+            return web.Response(status=401)
+        if not well_formed(body, request.content_type):
+            log.info("refused a signed Slack request: its payload is not a JSON object")
+            return web.Response(status=400)
+        try:
+            return await inner(request)
+        except Exception as error:  # Bolt could not read a signed but odd payload
+            log.warning("could not handle a signed Slack request (%s)", type(error).__name__)
+            return web.Response(status=400)
+
+    return handle
+
+
+def events_app(
+    gate: RequestGate, bolt_handler: Handler, path: str, **options: Any
+) -> web.Application:
+    """An aiohttp app serving only `path`, its bodies capped at MAX_BODY."""
+    app = web.Application(client_max_size=MAX_BODY)
+    app.router.add_post(path, guarded(gate, bolt_handler, **options))
+    return app
