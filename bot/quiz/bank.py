@@ -175,7 +175,9 @@ class _BankLoader(yaml.SafeLoader):
         self._depth += 1
         try:
             if self._depth > MAX_DEPTH:
-                raise _TooDeep(self.peek_event().start_mark.line + 1)
+                event: yaml.Event = self.peek_event()  # type: ignore[no-untyped-call]  # untyped stub
+                mark = event.start_mark or self.get_mark()
+                raise _TooDeep(mark.line + 1)
             return super().compose_node(parent, index)
         finally:
             self._depth -= 1
