@@ -27,10 +27,27 @@ def configured_platforms(settings: Settings) -> list[str]:
     return platforms
 
 
+def _settings_lines() -> list[str]:
+    width = max(len(name) for name, _ in SETTINGS_HELP)
+    return [f"  {name:<{width}} {meaning}" for name, meaning in SETTINGS_HELP]
+
+
 def _no_platform_message() -> str:
     lines = ["No platform is configured. Set one of these (environment or .env):"]
-    lines += [f"  {name:<22} {meaning}" for name, meaning in SETTINGS_HELP]
-    return "\n".join(lines)
+    return "\n".join(lines + _settings_lines())
+
+
+def _nothing_to_serve_message() -> str:
+    """No platform and no terminal (a container without a token, say): say what to do."""
+    lines = [
+        "Cannot start: no chat platform is configured, and without a terminal "
+        "there is no local console to open.",
+        "  To play in a terminal: quizmaster play (Docker: docker run -it <image> quizmaster play).",
+        "  To serve a chat: set DISCORD_TOKEN, or SLACK_BOT_TOKEN with SLACK_APP_TOKEN "
+        "(Socket Mode) or SLACK_SIGNING_SECRET (HTTP), in the environment or .env.",
+        "All settings:",
+    ]
+    return "\n".join(lines + _settings_lines())
 
 
 async def run_bot(settings: Settings) -> int:
@@ -41,9 +58,10 @@ async def run_bot(settings: Settings) -> int:
     platforms = configured_platforms(settings)
     interactive = False
     if not platforms:
-        print(_no_platform_message(), file=sys.stderr)
         if not sys.stdin.isatty():
-            return 1
+            print(_nothing_to_serve_message(), file=sys.stderr)
+            return 2
+        print(_no_platform_message(), file=sys.stderr)
         interactive = True
 
     stopping = asyncio.Event()
