@@ -42,7 +42,8 @@ def _nothing_to_serve_message() -> str:
     lines = [
         "Cannot start: no chat platform is configured, and without a terminal "
         "there is no local console to open.",
-        "  To play in a terminal: quizmaster play (Docker: docker run -it <image> quizmaster play).",
+        "  To play in a terminal: quizmaster play "
+        "(Docker: docker run -it <image> quizmaster play).",
         "  To serve a chat: set DISCORD_TOKEN, or SLACK_BOT_TOKEN with SLACK_APP_TOKEN "
         "(Socket Mode) or SLACK_SIGNING_SECRET (HTTP), in the environment or .env.",
         "All settings:",
