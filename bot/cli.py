@@ -153,7 +153,7 @@ def questions_validate(
     """Check bank files; exit 1 listing every problem."""
     from bot.quiz.bank import load_banks
 
-    catalog, problems = load_banks(_bank_paths(paths))
+    catalog, problems = load_banks(_bank_paths(paths), log_problems=False)  # printed here
     for problem in problems:
         typer.echo(str(problem), err=True)
     count = sum(len(bank.questions) for bank in catalog.banks.values())
@@ -169,7 +169,7 @@ def questions_list() -> None:
     """List the loaded banks with their question counts and tags."""
     from bot.quiz.bank import load_banks
 
-    catalog, problems = load_banks(_bank_paths(None))
+    catalog, problems = load_banks(_bank_paths(None), log_problems=False)  # printed below
     for bank in catalog.banks.values():
         tags = sorted({tag for q in bank.questions for tag in q.tags})
         typer.echo(

@@ -180,7 +180,7 @@ def test_deeply_nested_yaml_is_one_problem_not_a_crash(tmp_path: Path, good_bank
     [problem] = assert_good_bank_loaded(tmp_path)
 
     assert problem.path == deep
-    assert "nested deeper than" in problem.message
+    assert "nested more than" in problem.message
     assert problem.line == 3
     assert str(problem).startswith(f"{deep}:3: ")
 
@@ -191,7 +191,7 @@ def test_deep_block_nesting_is_refused_too(tmp_path: Path, good_bank: Path) -> N
 
     [problem] = assert_good_bank_loaded(tmp_path)
 
-    assert problem.path == deep and "nested deeper than" in problem.message
+    assert problem.path == deep and "nested more than" in problem.message
 
 
 def test_a_bank_file_over_the_size_cap_is_refused_unparsed(tmp_path: Path, good_bank: Path) -> None:

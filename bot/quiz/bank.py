@@ -245,7 +245,7 @@ def parse_bank(path: Path) -> tuple[Bank | None, list[BankProblem]]:
     try:
         raw = yaml.load(text, Loader=_BankLoader)  # a SafeLoader
     except _TooDeep as exc:
-        message = f"nested deeper than {MAX_DEPTH} levels; a bank needs 5"
+        message = f"nested more than {MAX_DEPTH} levels deep; a bank needs only 5"
         return None, [BankProblem(path, message, line=exc.line)]
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
@@ -272,7 +272,9 @@ def bank_files(paths: Iterable[Path]) -> list[Path]:
     return files
 
 
-def load_banks(paths: Iterable[Path]) -> tuple[Catalog, list[BankProblem]]:
+def load_banks(
+    paths: Iterable[Path], *, log_problems: bool = True
+) -> tuple[Catalog, list[BankProblem]]:
     """Load every bank file, reporting bad ones and cross-bank clashes.
 
     A bad file or a bank id already taken skips that file. A question id already
@@ -297,7 +299,7 @@ def load_banks(paths: Iterable[Path]) -> tuple[Catalog, list[BankProblem]]:
         bank_ids.add(bank.id)
         question_owner.update({q.id: path for q in bank.questions})
         banks.append(bank)
-    for problem in problems:
+    for problem in problems if log_problems else ():
         log.warning("question bank problem: %s", problem)
     return Catalog(banks), problems
 
