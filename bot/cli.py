@@ -7,13 +7,16 @@ import json
 import logging
 import signal
 import sys
+from collections.abc import Coroutine
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any, TypeVar
 
 import typer
 from pydantic import ValidationError
 
 from bot.config import Settings, describe_errors, load_settings
+
+T = TypeVar("T")
 
 app = typer.Typer(help="Quizmaster: a quiz-master bot for Discord, Slack and the terminal.")
 questions_app = typer.Typer(help="Validate, list and export question banks.")
@@ -29,6 +32,25 @@ def _settings() -> Settings:
         for line in describe_errors(error):
             typer.echo(f"Bad setting {line}", err=True)
         raise typer.Exit(2) from None
+
+
+def _cannot_start(problem: str) -> typer.Exit:
+    """Say why start-up failed, in one line, and exit 2."""
+    typer.echo(f"Cannot start: {problem}", err=True)
+    return typer.Exit(2)
+
+
+def _run_on_database(settings: Settings, main: Coroutine[Any, Any, T]) -> T:
+    """Run `main`; a database that cannot be reached or written ends it in one line."""
+    from bot.storage.db import describe_database_error
+
+    try:
+        return asyncio.run(main)
+    except Exception as error:
+        problem = describe_database_error(error, settings.resolved_database_url)
+        if problem is None:
+            raise
+        raise _cannot_start(problem) from None
 
 
 def _logging(settings: Settings, *, quiet: bool = False) -> None:
@@ -59,19 +81,24 @@ def play(
     tag: Annotated[str | None, typer.Option(help="Only questions with this tag")] = None,
 ) -> None:
     """Play a live quiz in the terminal; your stats are kept between runs."""
-    from bot.app import Runtime
     from bot.console import play as play_quiz
+    from bot.platforms import StartError
+    from bot.runner import open_runtime
 
     settings = _settings()
     _logging(settings, quiet=True)
 
     async def main() -> int:
-        async with Runtime.build(settings) as runtime:
+        async with open_runtime(settings) as runtime:
             return await play_quiz(
                 runtime.service, questions=questions, seconds=seconds, bank=bank, tag=tag
             )
 
-    raise typer.Exit(asyncio.run(main()))
+    try:
+        code = asyncio.run(main())
+    except StartError as error:
+        raise _cannot_start(str(error)) from None
+    raise typer.Exit(code)
 
 
 @app.command("forget-user")
@@ -93,7 +120,7 @@ def forget_user(
         finally:
             await engine.dispose()
 
-    deleted = asyncio.run(main())
+    deleted = _run_on_database(settings, main())
     typer.echo(f"Deleted {deleted} answer(s) of {platform} user {user_id}.")
 
 
@@ -111,7 +138,7 @@ def db_upgrade() -> None:
         finally:
             await engine.dispose()
 
-    asyncio.run(main())
+    _run_on_database(settings, main())
     typer.echo("Database is up to date.")
 
 
@@ -126,7 +153,7 @@ def questions_validate(
     """Check bank files; exit 1 listing every problem."""
     from bot.quiz.bank import load_banks
 
-    catalog, problems = load_banks(_bank_paths(paths))
+    catalog, problems = load_banks(_bank_paths(paths), log_problems=False)  # printed here
     for problem in problems:
         typer.echo(str(problem), err=True)
     count = sum(len(bank.questions) for bank in catalog.banks.values())
@@ -142,7 +169,7 @@ def questions_list() -> None:
     """List the loaded banks with their question counts and tags."""
     from bot.quiz.bank import load_banks
 
-    catalog, problems = load_banks(_bank_paths(None))
+    catalog, problems = load_banks(_bank_paths(None), log_problems=False)  # printed below
     for bank in catalog.banks.values():
         tags = sorted({tag for q in bank.questions for tag in q.tags})
         typer.echo(

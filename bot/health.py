@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+import socket
 from collections.abc import Awaitable, Callable, Mapping
 
 from aiohttp import web
@@ -41,3 +43,24 @@ async def start_health_server(
     await runner.setup()
     await web.TCPSite(runner, host, port).start()
     return runner
+
+
+def check_port_free(port: int, host: str = "0.0.0.0") -> None:
+    """Bind and release `port` as the server will (SO_REUSEADDR, like aiohttp), so a
+    taken port is found before the database is migrated; raises OSError."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        probe.bind((host, port))
+
+
+def describe_bind_error(error: OSError, port: int) -> str:
+    """One sentence for a health port we cannot listen on, saying what to do."""
+    fix = "or set QUIZ_HEALTH_PORT to a free port (0 turns the health check off)"
+    if error.errno == errno.EADDRINUSE:
+        return (
+            f"port {port} (QUIZ_HEALTH_PORT, for GET /healthz) is already in use; "
+            f"stop the program using it, {fix}"
+        )
+    if error.errno in (errno.EACCES, errno.EPERM):
+        return f"this user may not listen on port {port} (QUIZ_HEALTH_PORT); {fix}"
+    return f"cannot listen on port {port} (QUIZ_HEALTH_PORT): {error.strerror or error}; {fix}"

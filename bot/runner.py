@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import signal
 import sys
+from collections.abc import AsyncIterator
 
 from aiohttp import web
 
 from bot.app import Runtime
 from bot.config import SETTINGS_HELP, Settings
 from bot.console import local_channel
-from bot.health import start_health_server
+from bot.health import check_port_free, describe_bind_error, start_health_server
 from bot.platforms import Platform, StartError, build_platform
+from bot.storage.db import describe_database_error
 
 log = logging.getLogger(__name__)
 
@@ -27,13 +30,56 @@ def configured_platforms(settings: Settings) -> list[str]:
     return platforms
 
 
+def _settings_lines() -> list[str]:
+    width = max(len(name) for name, _ in SETTINGS_HELP)
+    return [f"  {name:<{width}} {meaning}" for name, meaning in SETTINGS_HELP]
+
+
 def _no_platform_message() -> str:
     lines = ["No platform is configured. Set one of these (environment or .env):"]
-    lines += [f"  {name:<22} {meaning}" for name, meaning in SETTINGS_HELP]
-    return "\n".join(lines)
+    return "\n".join(lines + _settings_lines())
+
+
+def _nothing_to_serve_message() -> str:
+    """No platform and no terminal (a container without a token, say): say what to do."""
+    lines = [
+        "Cannot start: no chat platform is configured, and without a terminal "
+        "there is no local console to open.",
+        "  To play in a terminal: quizmaster play "
+        "(Docker: docker run -it <image> quizmaster play).",
+        "  To serve a chat: set DISCORD_TOKEN, or SLACK_BOT_TOKEN with SLACK_APP_TOKEN "
+        "(Socket Mode) or SLACK_SIGNING_SECRET (HTTP), in the environment or .env.",
+        "All settings:",
+    ]
+    return "\n".join(lines + _settings_lines())
+
+
+@contextlib.asynccontextmanager
+async def open_runtime(settings: Settings) -> AsyncIterator[Runtime]:
+    """`Runtime.build(settings)`, entered; a database that cannot be reached or
+    written raises StartError with one sentence for the operator."""
+    async with contextlib.AsyncExitStack() as stack:
+        try:
+            runtime = Runtime.build(settings)  # may fail creating the SQLite folder
+            stack.push_async_callback(runtime.engine.dispose)  # also when entering fails
+            await stack.enter_async_context(runtime)
+        except Exception as error:
+            problem = describe_database_error(error, settings.resolved_database_url)
+            if problem is None:
+                raise
+            raise StartError(problem) from None
+        yield runtime
 
 
 async def run_bot(settings: Settings) -> int:
+    try:
+        return await _run(settings)
+    except StartError as error:
+        print(f"Cannot start: {error}", file=sys.stderr)
+        return 2
+
+
+async def _run(settings: Settings) -> int:
     problem = settings.slack_problem()
     if problem:
         print(f"Cannot start: {problem}.", file=sys.stderr)
@@ -41,9 +87,10 @@ async def run_bot(settings: Settings) -> int:
     platforms = configured_platforms(settings)
     interactive = False
     if not platforms:
-        print(_no_platform_message(), file=sys.stderr)
         if not sys.stdin.isatty():
-            return 1
+            print(_nothing_to_serve_message(), file=sys.stderr)
+            return 2
+        print(_no_platform_message(), file=sys.stderr)
         interactive = True
 
     stopping = asyncio.Event()
@@ -51,12 +98,16 @@ async def run_bot(settings: Settings) -> int:
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stopping.set)
 
-    async with Runtime.build(settings) as runtime:
+    _check_health_port(settings.health_port)  # before the database, which takes longer
+    async with open_runtime(settings) as runtime:
         health: web.AppRunner | None = None
         if settings.health_port:
-            health = await start_health_server(
-                runtime.service.adapters, runtime.database_ok, settings.health_port
-            )
+            try:
+                health = await start_health_server(
+                    runtime.service.adapters, runtime.database_ok, settings.health_port
+                )
+            except OSError as error:  # taken since the check
+                raise StartError(describe_bind_error(error, settings.health_port)) from None
             log.info("health check on :%d/healthz", settings.health_port)
         tasks = []
         if interactive:
@@ -82,6 +133,15 @@ async def run_bot(settings: Settings) -> int:
                 await health.cleanup()
     log.info("stopped cleanly")
     return 0
+
+
+def _check_health_port(port: int) -> None:
+    if not port:
+        return
+    try:
+        check_port_free(port)
+    except OSError as error:
+        raise StartError(describe_bind_error(error, port)) from None
 
 
 async def _started_unless_stopped(platform: Platform, stopping: asyncio.Event) -> bool:

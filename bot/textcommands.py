@@ -48,19 +48,37 @@ def parse(text: str) -> ParsedCommand:
     raise UsageError(f"unknown command `{name}`")
 
 
+_NUMBER = re.compile(r"[-+]?\d+(\.\d*)?")
+_START_ORDER = ("questions", "seconds", "bank", "tag")
+
+
 def _start_args(words: list[str]) -> dict[str, str]:
+    """`start [questions] [seconds] [bank] [tag]`, numbers first; a word that is
+    not a number ends the numbers. `bank=ID` and `tag=TAG` work anywhere."""
     args: dict[str, str] = {}
-    numbers = ["questions", "seconds"]
+    position = 0
     for word in words:
         key, sep, value = word.partition("=")
         if sep:
-            if key.lower() not in ("bank", "tag") or not value:
+            key = key.lower()
+            if key not in ("bank", "tag") or not value:
                 raise UsageError(f"unknown option `{word}`; use bank=ID or tag=TAG")
-            args[key.lower()] = value
-        elif numbers:
-            args[numbers.pop(0)] = word
+            slot = key
         else:
-            raise UsageError(f"unexpected `{word}` after the number of seconds")
+            value = word
+            if position < 2 and not _NUMBER.fullmatch(word):
+                position = 2
+            while position < len(_START_ORDER) and _START_ORDER[position] in args:
+                position += 1
+            if position == len(_START_ORDER):
+                raise UsageError(
+                    f"unexpected `{word}`: give at most two numbers, then a bank and a tag"
+                )
+            slot = _START_ORDER[position]
+            position += 1
+        if slot in args:
+            raise UsageError(f"{slot} is given twice")
+        args[slot] = value
     return args
 
 

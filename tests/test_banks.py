@@ -138,16 +138,75 @@ def test_a_file_that_is_not_a_bank_is_reported(tmp_path: Path, good_bank: Path) 
     assert problem.path == bad
 
 
-def test_duplicate_question_ids_across_banks(tmp_path: Path, good_bank: Path) -> None:
+def test_a_question_id_used_twice_keeps_the_first_files_question(
+    tmp_path: Path, good_bank: Path
+) -> None:
     clash = tmp_path / "c-clash.yaml"
-    write_bank(clash, "clash", [question("clash-1"), question("good-2")])
+    text = write_bank(
+        clash, "clash", [question("clash-1"), question("good-2", prompt="A copy?"), question("c-3")]
+    )
+
+    catalog, problems = load_banks([tmp_path])
+
+    assert list(catalog.banks) == ["good", "clash"], "both banks load"
+    assert catalog.pool(bank="good") == ["good-1", "good-2"]
+    assert catalog.pool(bank="clash") == ["clash-1", "c-3"], "the rest of the later bank stays"
+    assert catalog.question("good-2") is not None
+    assert catalog.question("good-2").prompt == "What is good-2?", "the first file's question"
+    [problem] = problems
+    assert problem.path == clash
+    assert problem.question_id == "good-2"
+    assert problem.line == line_of(text, "good-2")
+    assert "a-good.yaml" in problem.message, "names the file that already uses the id"
+    described = str(problem)
+    assert f"c-clash.yaml:{problem.line} (question good-2)" in described
+    assert "\n" not in described
+
+
+def test_a_bank_whose_questions_are_all_taken_is_reported(tmp_path: Path, good_bank: Path) -> None:
+    copy = tmp_path / "c-copy.yaml"
+    write_bank(copy, "copy", [question("good-1")])
+
+    problems = assert_good_bank_loaded(tmp_path)
+
+    assert [p.question_id for p in problems] == ["good-1", None]
+    assert all(p.path == copy for p in problems)
+
+
+def test_deeply_nested_yaml_is_one_problem_not_a_crash(tmp_path: Path, good_bank: Path) -> None:
+    deep = tmp_path / "b-deep.yaml"
+    deep.write_text("id: deep\ntitle: Deep\nquestions: " + "[" * 50_000 + "]" * 50_000 + "\n")
 
     [problem] = assert_good_bank_loaded(tmp_path)
 
-    assert problem.path == clash
-    assert problem.question_id == "good-2"
-    assert "a-good.yaml" in problem.message, "names the file that already uses the id"
-    assert "c-clash.yaml" in str(problem) and "good-2" in str(problem)
+    assert problem.path == deep
+    assert "nested more than" in problem.message
+    assert problem.line == 3
+    assert str(problem).startswith(f"{deep}:3: ")
+
+
+def test_deep_block_nesting_is_refused_too(tmp_path: Path, good_bank: Path) -> None:
+    deep = tmp_path / "b-deep.yaml"
+    deep.write_text("id: deep\n" + "".join(" " * i + f"k{i}:\n" for i in range(1000)))
+
+    [problem] = assert_good_bank_loaded(tmp_path)
+
+    assert problem.path == deep and "nested more than" in problem.message
+
+
+def test_a_bank_file_over_the_size_cap_is_refused_unparsed(tmp_path: Path, good_bank: Path) -> None:
+    big = tmp_path / "b-big.yaml"
+    padding = "# " + "x" * 98 + "\n"
+    big.write_text(
+        "id: big\ntitle: Big\nquestions: [" + padding * 20_000 + "\n", encoding="utf-8"
+    )  # 2 MB, and not even valid YAML: refused before parsing
+    assert big.stat().st_size > 2_000_000
+
+    [problem] = assert_good_bank_loaded(tmp_path)
+
+    assert problem.path == big
+    assert "1,000,000 bytes" in problem.message
+    assert "YAML" not in problem.message
 
 
 def test_the_shipped_banks_load_cleanly() -> None:

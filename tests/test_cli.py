@@ -107,6 +107,35 @@ def test_validate_reports_the_bad_file_and_exits_1(tmp_path: Path) -> None:
     assert good.returncode == 0, good.stderr
 
 
+def test_validate_reports_deep_huge_and_duplicate_banks_once_each(tmp_path: Path) -> None:
+    folder = tmp_path / "banks"
+    folder.mkdir()
+    shipped = (ROOT / "questions" / "pytorch-distributed-training.yaml").read_text()
+    (folder / "a-shipped.yaml").write_text(shipped)
+    (folder / "b-deep.yaml").write_text("id: deep\ntitle: Deep\nquestions: " + "[" * 50_000)
+    (folder / "c-huge.yaml").write_text("id: huge\n" + "# padding\n" * 200_000)
+    (folder / "d-extra.yaml").write_text(
+        "id: extra\ntitle: Extra\nquestions:\n"
+        "  - id: extra-1\n    prompt: One?\n    options: [Sure, Nope]\n    answer: A\n"
+        "    explanation: Yes.\n"
+        "  - id: pdt-01\n    prompt: A copy?\n    options: [Sure, Nope]\n    answer: A\n"
+        "    explanation: Yes.\n"
+    )
+
+    result = run_cli("questions", "validate", str(folder), cwd=tmp_path)
+
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    assert result.stderr.splitlines() == [
+        f"{folder / 'b-deep.yaml'}:3: nested more than 20 levels deep; a bank needs only 5",
+        f"{folder / 'c-huge.yaml'}: larger than 1,000,000 bytes, the most a bank file may "
+        "hold; split it into several files",
+        f"{folder / 'd-extra.yaml'}:9 (question pdt-01): question id already used in "
+        f"{folder / 'a-shipped.yaml'}; this copy is skipped",
+    ]
+    assert "2 bank(s), 31 question(s) valid; 3 problem(s)." in result.stdout
+
+
 def test_schema_and_list(tmp_path: Path) -> None:
     schema = run_cli("questions", "schema", cwd=tmp_path)
     assert schema.returncode == 0

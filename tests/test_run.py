@@ -17,14 +17,18 @@ from tests.processes import QUIZMASTER, bot_environment, free_port
 from tests.test_cli import run_cli
 
 
-def test_without_platforms_and_without_a_terminal_it_lists_settings_and_fails(
+def test_without_platforms_and_without_a_terminal_it_says_what_to_do_and_exits_2(
     tmp_path: Path,
 ) -> None:
     result = run_cli("run", cwd=tmp_path, env={"QUIZ_HEALTH_PORT": "0"})
-    assert result.returncode == 1
-    assert "No platform is configured" in result.stderr
-    assert "DISCORD_TOKEN" in result.stderr
-    assert "SLACK_BOT_TOKEN" in result.stderr
+    assert result.returncode == 2
+    first, *rest = result.stderr.splitlines()
+    assert first.startswith("Cannot start: no chat platform is configured")
+    advice = "\n".join(rest[:2])
+    assert "quizmaster play" in advice, "how to play in the terminal"
+    assert "DISCORD_TOKEN" in advice and "SLACK_BOT_TOKEN" in advice, "how to set a token"
+    assert "QUIZ_HEALTH_PORT" in result.stderr, "the settings are still listed"
+    assert "Traceback" not in result.stderr
 
 
 def test_a_slack_bot_token_alone_names_the_missing_setting(tmp_path: Path) -> None:

@@ -510,6 +510,18 @@ async def test_malformed_commands_get_a_private_usage_message(make_slack: MakeSl
     assert slack.fake.posts() == []
 
 
+async def test_start_typed_with_a_bank_and_tag_in_place_draws_from_them(
+    make_slack: MakeSlack,
+) -> None:
+    slack = await make_slack()
+    started = await slack.command("start 1 30 pytorch-distributed-training parameter-server")
+    assert started.text.startswith("Starting a quiz: 1 question, 30 seconds")
+    question = slack.question_of(await slack.next_question())
+    assert "parameter-server" in question.tags
+    bank = slack.catalog.bank_of(question.id)
+    assert bank is not None and bank.id == "pytorch-distributed-training"
+
+
 async def test_a_rejected_bot_token_stops_start_up_without_showing_it(
     fake: FakeSlack, catalog: Catalog, tmp_path: Path
 ) -> None:

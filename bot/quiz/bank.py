@@ -1,7 +1,9 @@
 """Question banks: the YAML format, its validation and loading.
 
 A bad bank never stops the others from loading: `load_banks` returns the good
-ones and a list of problems, each naming the file, question id and line.
+ones and a list of problems, each naming the file, question id and line. Files
+over MAX_BANK_BYTES are refused unread and nesting deeper than MAX_DEPTH is
+refused while parsing, so no bank file can exhaust memory or the stack.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
@@ -33,6 +35,10 @@ LETTERS = "ABCDE"
 MAX_PROMPT = 1000
 MAX_OPTION = 300
 MAX_EXPLANATION = 1000
+# A bank of 1,000 questions is about 0.5 MB; anything far bigger is a mistake.
+MAX_BANK_BYTES = 1_000_000
+# Nodes from the root down: a bank needs 5 (bank, questions, question, options, text).
+MAX_DEPTH = 20
 
 Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 Tag = Annotated[str, StringConstraints(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$", max_length=40)]
@@ -151,11 +157,37 @@ class Catalog:
         ]
 
 
+class _TooDeep(Exception):
+    def __init__(self, line: int) -> None:
+        super().__init__(line)
+        self.line = line
+
+
+class _BankLoader(yaml.SafeLoader):
+    """PyYAML composes nodes recursively, so a deeply nested file would raise
+    RecursionError; this loader stops at MAX_DEPTH, long before the stack runs out."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._depth = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        self._depth += 1
+        try:
+            if self._depth > MAX_DEPTH:
+                event: yaml.Event = self.peek_event()  # type: ignore[no-untyped-call]  # untyped stub
+                mark = event.start_mark or self.get_mark()
+                raise _TooDeep(mark.line + 1)
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+
 def _question_lines(text: str) -> list[int]:
     """1-based line of each item under `questions:`, for error messages."""
     try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError:
+        root = yaml.compose(text, Loader=_BankLoader)
+    except (yaml.YAMLError, _TooDeep):
         return []
     if not isinstance(root, yaml.MappingNode):
         return []
@@ -189,13 +221,32 @@ def _problems_from(
     return problems
 
 
+def _read_capped(path: Path) -> str:
+    """The file's text; ValueError when it is over MAX_BANK_BYTES (read no further)."""
+    with path.open("rb") as file:
+        data = file.read(MAX_BANK_BYTES + 1)
+    if len(data) > MAX_BANK_BYTES:
+        raise ValueError(
+            f"larger than {MAX_BANK_BYTES:,} bytes, the most a bank file may hold; "
+            "split it into several files"
+        )
+    return data.decode("utf-8")
+
+
 def parse_bank(path: Path) -> tuple[Bank | None, list[BankProblem]]:
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        text = _read_capped(path)
+    except UnicodeDecodeError as exc:
         return None, [BankProblem(path, f"cannot read: {exc}")]
+    except ValueError as exc:
+        return None, [BankProblem(path, str(exc))]
+    except OSError as exc:
+        return None, [BankProblem(path, f"cannot read: {exc.strerror or exc}")]
     try:
-        raw = yaml.safe_load(text)
+        raw = yaml.load(text, Loader=_BankLoader)  # a SafeLoader
+    except _TooDeep as exc:
+        message = f"nested more than {MAX_DEPTH} levels deep; a bank needs only 5"
+        return None, [BankProblem(path, message, line=exc.line)]
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else None
@@ -221,8 +272,13 @@ def bank_files(paths: Iterable[Path]) -> list[Path]:
     return files
 
 
-def load_banks(paths: Iterable[Path]) -> tuple[Catalog, list[BankProblem]]:
-    """Load every bank file; skip (and report) bad ones and cross-bank id clashes."""
+def load_banks(
+    paths: Iterable[Path], *, log_problems: bool = True
+) -> tuple[Catalog, list[BankProblem]]:
+    """Load every bank file, reporting bad ones and cross-bank clashes.
+
+    A bad file or a bank id already taken skips that file. A question id already
+    taken skips only that question: the first file (in sorted order) keeps it."""
     banks: list[Bank] = []
     problems: list[BankProblem] = []
     bank_ids: set[str] = set()
@@ -232,22 +288,43 @@ def load_banks(paths: Iterable[Path]) -> tuple[Catalog, list[BankProblem]]:
         problems.extend(found)
         if bank is None:
             continue
-        clash = None
         if bank.id in bank_ids:
-            clash = BankProblem(path, f"bank id {bank.id} is already used by another file")
-        for question in bank.questions:
-            if clash is None and question.id in question_owner:
-                owner = question_owner[question.id]
-                clash = BankProblem(path, f"question id also used in {owner}", question.id)
-        if clash:
-            problems.append(clash)
+            problems.append(BankProblem(path, f"bank id {bank.id} is already used by another file"))
+            continue
+        bank, clashes = _without_taken_questions(bank, question_owner)
+        problems.extend(clashes)
+        if not bank.questions:
+            problems.append(BankProblem(path, "no questions left once the duplicates are skipped"))
             continue
         bank_ids.add(bank.id)
         question_owner.update({q.id: path for q in bank.questions})
         banks.append(bank)
-    for problem in problems:
-        log.warning("question bank skipped: %s", problem)
+    for problem in problems if log_problems else ():
+        log.warning("question bank problem: %s", problem)
     return Catalog(banks), problems
+
+
+def _without_taken_questions(bank: Bank, owner: dict[str, Path]) -> tuple[Bank, list[BankProblem]]:
+    """The bank minus questions whose ids an earlier file uses, and one problem per skipped one."""
+    taken = [q for q in bank.questions if q.id in owner]
+    if not taken:
+        return bank, []
+    index_of = {q.id: i for i, q in enumerate(bank.questions)}
+    try:
+        lines = _question_lines(_read_capped(bank.path))
+    except (OSError, ValueError):  # changed since it was parsed: report without lines
+        lines = []
+    problems = [
+        BankProblem(
+            bank.path,
+            f"question id already used in {owner[q.id]}; this copy is skipped",
+            q.id,
+            lines[index_of[q.id]] if index_of[q.id] < len(lines) else None,
+        )
+        for q in taken
+    ]
+    kept = tuple(q for q in bank.questions if q.id not in owner)
+    return replace(bank, questions=kept), problems
 
 
 def json_schema() -> str:

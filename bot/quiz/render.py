@@ -602,7 +602,7 @@ def unknown_command(name: str) -> OutMessage:
 
 
 USAGE = (
-    "Usage: `/quiz start [questions] [seconds] [bank=ID] [tag=TAG]`, `/quiz stop`, "
+    "Usage: `/quiz start [questions] [seconds] [bank] [tag]`, `/quiz stop`, "
     "`/quiz skip`, `/quiz leaderboard [channel|server] [week|month|all|streaks]`, "
     "`/quiz stats [@user]`, `/quiz forget-me`, `/quiz config show`, "
     "`/quiz config set <setting> <value>`, "

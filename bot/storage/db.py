@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import errno
+import socket
+import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import Connection, event, text
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import URL, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 
 from bot.storage.models import Base
@@ -34,6 +38,11 @@ def create_engine(url: str, *, echo: bool = False, search_path: str | None = Non
 
     if parsed.database and parsed.database != ":memory:":
         Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+        if not parsed.database.startswith("file:"):
+            # Open it once here: a folder we cannot write fails now, in one clear
+            # error, rather than in aiosqlite, whose failed connect can leave its
+            # worker thread printing a traceback as the loop closes (aiosqlite#389).
+            sqlite3.connect(parsed.database).close()
     # SQLite allows one writer at a time. One pooled connection serialises this
     # process's transactions fairly in asyncio instead of making them spin in
     # SQLite's busy handler; the busy timeout covers other processes (the CLI).
@@ -92,4 +101,120 @@ async def ping(engine: AsyncEngine) -> bool:
     return True
 
 
-__all__ = ["Base", "create_engine", "ping", "session_factory", "upgrade"]
+# -- start-up failures, told in one sentence --------------------------------------------
+
+
+def describe_database_error(error: BaseException, url: str) -> str | None:
+    """One sentence saying why the database at `url` cannot be used at start-up and
+    what to do, or None for an error we do not recognise. Never shows the password."""
+    parsed = make_url(url)
+    describe = _sqlite_sentence if parsed.get_backend_name() == "sqlite" else _postgres_sentence
+    for cause in _causes(error):
+        sentence = describe(cause, parsed)
+        if sentence is not None:
+            return sentence
+    return None
+
+
+def _causes(error: BaseException) -> Iterator[BaseException]:
+    """The error and what it wraps: SQLAlchemy's `.orig`, then `__cause__`/`__context__`."""
+    seen: set[int] = set()
+    pending: list[BaseException] = [error]
+    while pending:
+        current = pending.pop(0)
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        yield current
+        for inner in (getattr(current, "orig", None), current.__cause__, current.__context__):
+            if isinstance(inner, BaseException):
+                pending.append(inner)
+
+
+# SQLSTATEs of the login and set-up refusals (asyncpg raises InvalidPasswordError,
+# InvalidAuthorizationSpecificationError, InvalidCatalogNameError, InsufficientPrivilegeError).
+_BAD_PASSWORD, _BAD_ROLE, _NO_DATABASE, _NO_PRIVILEGE = "28P01", "28000", "3D000", "42501"
+
+
+def _postgres_sentence(error: BaseException, url: URL) -> str | None:
+    server = f"{url.host or 'localhost'}:{url.port or 5432}"
+    role = url.username or "(none)"
+    shown = url.render_as_string(hide_password=True)
+    sqlstate = getattr(error, "sqlstate", None)
+    if sqlstate == _BAD_PASSWORD:
+        return (
+            f"PostgreSQL at {server} rejected the password of role {role}; "
+            "correct the password in QUIZ_DATABASE_URL"
+        )
+    if sqlstate == _BAD_ROLE:
+        return (
+            f"PostgreSQL at {server} refused role {role} ({error}); "
+            "create the role, or correct the user name in QUIZ_DATABASE_URL"
+        )
+    if sqlstate == _NO_DATABASE:
+        return (
+            f"the database {url.database} does not exist on the PostgreSQL server at {server}; "
+            f"create it (createdb {url.database}) or correct the name in QUIZ_DATABASE_URL"
+        )
+    if sqlstate == _NO_PRIVILEGE:
+        return (
+            f"role {role} may not create the tables in {url.database} ({error}); "
+            "grant it CREATE on the database and its schema, or use the owner's role"
+        )
+    if isinstance(error, socket.gaierror):
+        return (
+            f"the database host {url.host} in QUIZ_DATABASE_URL cannot be found; "
+            "check the host name"
+        )
+    if isinstance(error, TimeoutError):
+        return (
+            f"the PostgreSQL server at {server} did not answer in time; check that it "
+            "runs and that this machine can reach it"
+        )
+    if isinstance(error, OSError):
+        return (
+            f"PostgreSQL at {server} is not accepting connections (QUIZ_DATABASE_URL={shown}); "
+            "start PostgreSQL, or correct the host and port"
+        )
+    return None
+
+
+def _sqlite_sentence(error: BaseException, url: URL) -> str | None:
+    path = url.database or ""
+    fix = "or set QUIZ_DATA_DIR (or QUIZ_DATABASE_URL) to a folder this user can write"
+    if isinstance(error, OSError):  # creating the data folder failed
+        folder = error.filename or Path(path).parent
+        reasons = {
+            errno.EEXIST: "a file is in the way",
+            errno.ENOTDIR: "part of the path is a file, not a folder",
+            errno.EACCES: "permission denied",
+            errno.EPERM: "permission denied",
+            errno.EROFS: "the file system is read-only",
+        }
+        reason = reasons.get(error.errno or 0, error.strerror or "it cannot be created")
+        return f"the data folder {folder} cannot be created ({reason}); fix that, {fix}"
+    if not isinstance(error, sqlite3.Error):
+        return None
+    message = str(error)
+    if "unable to open database file" in message:
+        return (
+            f"the SQLite database {path} cannot be opened or created: its folder is missing "
+            f"or not writable; make it writable, {fix}"
+        )
+    if "readonly database" in message:
+        return (
+            f"the SQLite database {path} is read-only; let this user write it and its folder, {fix}"
+        )
+    if "file is not a database" in message:
+        return f"{path} is not a SQLite database; move it away, {fix}"
+    return None
+
+
+__all__ = [
+    "Base",
+    "create_engine",
+    "describe_database_error",
+    "ping",
+    "session_factory",
+    "upgrade",
+]
