@@ -346,6 +346,19 @@ async def test_a_rate_limited_post_is_retried_and_nothing_is_lost(
     assert (await bot.click(PLAYER, question, "A")).startswith("Locked in A")
 
 
+async def test_a_question_whose_post_reply_was_lost_is_retried_without_a_second_message(
+    bot: Bot, fake: FakeDiscord
+) -> None:
+    """Discord made the message but the reply was a 502: discord.py tries again,
+    and the post's nonce makes Discord hand back the same message."""
+    fake.fail("POST", rf"/channels/{CHANNEL}/messages", 502, after_work=True)
+    question = await open_question(bot)
+    statuses = [c.status for c in fake.calls_to("POST", rf"/channels/{CHANNEL}/messages")]
+    assert statuses == [502, 200]
+    assert fake.questions(CHANNEL) == [question]
+    assert (await bot.click(PLAYER, question, "A")).startswith("Locked in A")
+
+
 async def test_a_channel_the_bot_may_not_post_in_is_reported_and_others_keep_working(
     bot: Bot, fake: FakeDiscord
 ) -> None:

@@ -369,7 +369,12 @@ class DiscordAdapter:
 
     async def send(self, target: Target, message: OutMessage) -> MessageRef:
         try:
-            sent = await self._channel(target).send(**discord_render.payload(message))
+            # The nonce makes Discord refuse a second message from a retry of
+            # the same post (ours after a timeout, or discord.py's after a 5xx).
+            nonce = message.idempotency_key
+            sent = await self._channel(target).send(
+                **discord_render.payload(message), **({"nonce": nonce} if nonce else {})
+            )
         except discord.HTTPException as error:
             raise _delivery_error(error) from error
         return MessageRef(target, str(sent.id))

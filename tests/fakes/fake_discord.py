@@ -65,6 +65,9 @@ class Failure:
     status: int
     times: int
     retry_after: float = 0.0
+    # True: the request is carried out, and only then answered with `status`
+    # (the reply was lost after Discord did the work).
+    after_work: bool = False
 
 
 @dataclass
@@ -313,10 +316,20 @@ class FakeDiscord:
         return member
 
     def fail(
-        self, method: str, path: str, status: int, *, times: int = 1, retry_after: float = 0.2
+        self,
+        method: str,
+        path: str,
+        status: int,
+        *,
+        times: int = 1,
+        retry_after: float = 0.2,
+        after_work: bool = False,
     ) -> None:
-        """The next `times` requests matching `method` and the path regex get `status`."""
-        self.failures.append(Failure(method, re.compile(path), status, times, retry_after))
+        """The next `times` requests matching `method` and the path regex get
+        `status`; with `after_work`, only after the request was carried out."""
+        self.failures.append(
+            Failure(method, re.compile(path), status, times, retry_after, after_work)
+        )
 
     async def drop_gateway(self) -> None:
         """Cut the websocket as a network failure would (a resumable close code)."""
@@ -473,7 +486,10 @@ class FakeDiscord:
         if request.can_read_body:
             body = await self._read_body(request)
         request[BODY] = body
-        response = self._injected_failure(request.method, path) or await handler(request)
+        response = self._injected_failure(request.method, path, before=True) or await handler(
+            request
+        )
+        response = self._injected_failure(request.method, path, before=False) or response
         self.calls.append(Call(request.method, path, dict(request.query), body, response.status))
         self._changed.set()
         return response
@@ -487,8 +503,10 @@ class FakeDiscord:
             return json.loads(str(form.get("payload_json", "{}")))
         return await request.text()
 
-    def _injected_failure(self, method: str, path: str) -> web.Response | None:
+    def _injected_failure(self, method: str, path: str, *, before: bool) -> web.Response | None:
         for failure in self.failures:
+            if failure.after_work == before:
+                continue
             if failure.times > 0 and failure.method == method and failure.pattern.fullmatch(path):
                 failure.times -= 1
                 if failure.status == 429:
@@ -601,7 +619,18 @@ class FakeDiscord:
         return message
 
     async def _post_message(self, request: web.Request) -> web.Response:
-        message = self._message(request.match_info["channel"], request[BODY])
+        body = request[BODY]
+        channel = request.match_info["channel"]
+        nonce = body.get("nonce")
+        if nonce is not None and body.get("enforce_nonce"):
+            # Discord returns the message already made with this nonce instead
+            # of making another (it remembers nonces for a few minutes).
+            for existing in self.posted(channel):
+                if existing.get("nonce") == nonce:
+                    return _json(existing)
+        message = self._message(channel, body)
+        if nonce is not None:
+            message["nonce"] = nonce
         self.messages[message["id"]] = message
         return _json(message)
 
