@@ -349,13 +349,16 @@ async def test_a_rate_limited_post_is_retried_and_nothing_is_lost(
 async def test_a_question_whose_post_reply_was_lost_is_retried_without_a_second_message(
     bot: Bot, fake: FakeDiscord
 ) -> None:
-    """Discord made the message but the reply was a 502: discord.py tries again,
-    and the post's nonce makes Discord hand back the same message."""
-    fake.fail("POST", rf"/channels/{CHANNEL}/messages", 502, after_work=True)
-    question = await open_question(bot)
-    statuses = [c.status for c in fake.calls_to("POST", rf"/channels/{CHANNEL}/messages")]
-    assert statuses == [502, 200]
-    assert fake.questions(CHANNEL) == [question]
+    """Discord made the message but answered 503 (which discord.py does not retry):
+    the bot tries again a moment later with the post's same nonce, and Discord
+    hands back the message it already made instead of a second one."""
+    posts = rf"/channels/{CHANNEL}/messages"
+    fake.fail("POST", posts, 503, after_work=True)
+    _, reply = await bot.command("start", questions=1, seconds=30)
+    assert "trying again" in text_of(reply)
+    await fake.wait_for(lambda: len(fake.calls_to("POST", posts)) == 2)
+    assert [c.status for c in fake.calls_to("POST", posts)] == [503, 200]
+    [question] = fake.questions(CHANNEL)
     assert (await bot.click(PLAYER, question, "A")).startswith("Locked in A")
 
 

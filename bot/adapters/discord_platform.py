@@ -371,10 +371,10 @@ class DiscordAdapter:
         try:
             # The nonce makes Discord refuse a second message from a retry of
             # the same post (ours after a timeout, or discord.py's after a 5xx).
-            nonce = message.idempotency_key
-            sent = await self._channel(target).send(
-                **discord_render.payload(message), **({"nonce": nonce} if nonce else {})
-            )
+            payload = discord_render.payload(message)
+            if message.idempotency_key:
+                payload["nonce"] = message.idempotency_key
+            sent = await self._channel(target).send(**payload)
         except discord.HTTPException as error:
             raise _delivery_error(error) from error
         return MessageRef(target, str(sent.id))
