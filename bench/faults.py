@@ -73,7 +73,9 @@ async def clicks_lost(folder: Path, clicks: int, stop: signal.Signals) -> tuple[
     a_third_in = asyncio.Event()
     try:
         await wait_until_connected(health, "slack", process)
-        start = slash_payload("start 1 300", user="U0MOD", channel="C0BURST")
+        start = slash_payload(
+            "start 1 300", user="U0MOD", channel="C0BURST", response_url=fake.response_url("s")
+        )
         assert (await sender.slash(start))[0] == 200
         [question] = await fake.wait_for(lambda: fake.questions("C0BURST"), what="question")
         value = question.buttons()["A"]
@@ -82,7 +84,14 @@ async def clicks_lost(folder: Path, clicks: int, stop: signal.Signals) -> tuple[
 
         async def click(number: int) -> None:
             user = f"U{number:06d}"
-            payload = click_payload(value, "A", user=user, channel="C0BURST", message_ts=ts)
+            payload = click_payload(
+                value,
+                "A",
+                user=user,
+                channel="C0BURST",
+                message_ts=ts,
+                response_url=fake.response_url(f"c-{user}"),
+            )
             async with in_flight:
                 try:
                     status, _ = await sender.click(payload)
