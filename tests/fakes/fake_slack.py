@@ -3,7 +3,8 @@
 - `FakeSlack`: the Web API (`/api/<method>`) on 127.0.0.1 and a random port,
   a Socket Mode websocket (`/socket`, handed out by apps.connections.open)
   and response_url endpoints (`/response/<key>`). It records every call and
-  can answer with 429s or errors such as channel_not_found.
+  can answer with 429s, HTTP 5xx or errors such as channel_not_found, or hold
+  calls unanswered until released.
 - `SignedSender`: sends signed HTTP requests to Bolt's /slack/events, as Slack does.
 - `slash_payload` / `click_payload`: what Slack sends for `/quiz …` and a button click.
 """
@@ -70,11 +71,36 @@ class Call:
 
 
 @dataclass
-class _Failure:
+class _Fault:
+    """Something done to calls of `method` (in `channel`, if given), `remaining` times."""
+
     method: str
-    error: str
     channel: str | None
     remaining: int | None  # None: for good
+
+    def take(self, method: str, channel: str | None) -> bool:
+        """Whether this call meets the fault (using up one of its times)."""
+        if self.method != method or self.remaining == 0:
+            return False
+        if self.channel is not None and self.channel != channel:
+            return False
+        if self.remaining is not None:
+            self.remaining -= 1
+        return True
+
+
+@dataclass
+class _Failure(_Fault):
+    error: str = "internal_error"
+
+
+@dataclass
+class _ServerError(_Fault):
+    status: int = 503
+
+
+def _first(faults: list[Any], method: str, channel: str | None) -> Any:
+    return next((fault for fault in faults if fault.take(method, channel)), None)
 
 
 class FakeSlack:
@@ -87,6 +113,10 @@ class FakeSlack:
         self.sockets: list[web.WebSocketResponse] = []
         self.socket_opened = asyncio.Event()
         self._failures: list[_Failure] = []
+        self._server_errors: list[_ServerError] = []
+        self._hangs: list[_Fault] = []
+        self._released = asyncio.Event()
+        self.hanging: list[Call] = []  # calls held unanswered right now
         self._rate_limits: dict[str, tuple[int, int]] = {}  # method → (times, retry_after)
         self._messages: dict[tuple[str, str], dict[str, Any]] = {}
         self._ts = itertools.count(1)
@@ -109,6 +139,7 @@ class FakeSlack:
         return self
 
     async def close(self) -> None:
+        self.release()  # nothing held may outlive the test
         for socket in self.sockets:
             await socket.close()
         if self._runner is not None:
@@ -141,7 +172,26 @@ class FakeSlack:
         self, method: str, error: str, *, channel: str | None = None, times: int | None = None
     ) -> None:
         """Answer `method` (in `channel`, if given) with `error`, `times` times or for good."""
-        self._failures.append(_Failure(method, error, channel, times))
+        self._failures.append(_Failure(method, channel, times, error))
+
+    def server_error(
+        self, method: str, status: int = 503, *, channel: str | None = None, times: int = 1
+    ) -> None:
+        """Answer the next `times` calls of `method` (in `channel`) with HTTP `status`
+        and an HTML body, as Slack's load balancers do."""
+        self._server_errors.append(_ServerError(method, channel, times, status))
+
+    def hang(self, method: str, channel: str | None = None, times: int | None = None) -> None:
+        """Leave calls of `method` (in `channel`; `times` of them or all) unanswered
+        until `release()`. A held call whose caller gave up meanwhile is recorded
+        as abandoned and changes nothing; one still awaited is then answered."""
+        self._hangs.append(_Fault(method, channel, times))
+
+    def release(self) -> None:
+        """Answer every held call and hold no more."""
+        self._hangs.clear()
+        self._released.set()
+        self._released = asyncio.Event()
 
     def rate_limit(self, method: str, *, times: int = 1, retry_after: int = 1) -> None:
         """Answer the next `times` calls of `method` with HTTP 429 and Retry-After."""
@@ -246,6 +296,18 @@ class FakeSlack:
         token = token or params.pop("token", None)
         call = Call(method, params, token)
 
+        held = _first(self._hangs, method, call.channel) is not None
+        if held and not await self._held(call, request):
+            return web.Response(status=499)  # nobody reads it
+        server_error = _first(self._server_errors, method, call.channel)
+        if server_error is not None:
+            call.status = server_error.status
+            self._record(call)
+            return web.Response(
+                status=server_error.status,
+                text="<html><body>Service Unavailable</body></html>",
+                content_type="text/html",
+            )
         limited = self._rate_limits.get(method)
         if limited and limited[0] > 0:
             self._rate_limits[method] = (limited[0] - 1, limited[1])
@@ -272,16 +334,24 @@ class FakeSlack:
         self._record(call)
         return web.json_response(body)
 
+    async def _held(self, call: Call, request: web.Request) -> bool:
+        """Hold `call` until released; whether its caller is still waiting."""
+        self.hanging.append(call)
+        self._changed.set()
+        try:
+            await self._released.wait()
+        finally:
+            self.hanging.remove(call)
+        transport = request.transport
+        if transport is None or transport.is_closing():
+            call.status, call.error = 499, "abandoned"
+            self._record(call)
+            return False
+        return True
+
     def _injected_error(self, method: str, channel: str | None) -> str | None:
-        for failure in self._failures:
-            if failure.method != method or failure.remaining == 0:
-                continue
-            if failure.channel is not None and failure.channel != channel:
-                continue
-            if failure.remaining is not None:
-                failure.remaining -= 1
-            return failure.error
-        return None
+        failure = _first(self._failures, method, channel)
+        return failure.error if failure is not None else None
 
     def _answer(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         if method == "auth.test":
