@@ -8,12 +8,15 @@ import sys
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bot.chat import Command, Interaction, MessageRef, OutMessage, Target  # noqa: E402
+from bot.quiz.scheduler import DAILY  # noqa: E402
+from bot.storage.repository import Repository  # noqa: E402
 
 
 class NullAdapter:
@@ -44,6 +47,24 @@ class NullAdapter:
 
     async def display_names(self, target: Target, user_ids: list[str]) -> dict[str, str]:
         return {}
+
+
+async def schedule_daily(repository: Repository, channels: int, due: datetime) -> None:
+    """Channels c0 … c{channels-1}, each with a daily question due at `due` (UTC)."""
+    for number in range(channels):
+        channel = await repository.channel(Target("bench", "guild", f"c{number}"), due)
+        await repository.set_schedule(
+            channel.id,
+            DAILY,
+            at_time=due.strftime("%H:%M"),
+            zone="UTC",
+            days=list(range(7)),
+            bank=None,
+            tag=None,
+            next_fire=due,
+            created_by="bench",
+            now=due,
+        )
 
 
 @asynccontextmanager

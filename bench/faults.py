@@ -27,12 +27,11 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from common import ROOT, NullAdapter
+from common import ROOT, NullAdapter, schedule_daily
 
 from bot.chat import DeliveryError, MessageRef, OutMessage, Target
 from bot.clock import SystemClock
 from bot.quiz.bank import load_banks
-from bot.quiz.scheduler import DAILY
 from bot.quiz.service import QuizService
 from bot.storage.db import create_engine, upgrade
 from bot.storage.repository import Repository
@@ -151,20 +150,7 @@ async def daily_posts_lost(url: str, channels: int, seed: int) -> tuple[int, int
     await upgrade(engine)
     repository = Repository(engine)
     due = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
-    for number in range(channels):
-        channel = await repository.channel(Target("bench", "guild", f"c{number}"), due)
-        await repository.set_schedule(
-            channel.id,
-            DAILY,
-            at_time="09:00",
-            zone="UTC",
-            days=list(range(7)),
-            bank=None,
-            tag=None,
-            next_fire=due,
-            created_by="bench",
-            now=due,
-        )
+    await schedule_daily(repository, channels, due)
     clock = FakeClock(due)
     service = QuizService(repository, CATALOG, clock, rng=random.Random(seed))
     adapter = FlakyAdapter(0.3, random.Random(seed))

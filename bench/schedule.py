@@ -19,11 +19,9 @@ import tempfile
 import time
 from datetime import UTC, datetime, timedelta
 
-from common import ROOT, NullAdapter, postgres_schema
+from common import ROOT, NullAdapter, postgres_schema, schedule_daily
 
-from bot.chat import Target
 from bot.quiz.bank import load_banks
-from bot.quiz.scheduler import DAILY
 from bot.quiz.service import QuizService
 from bot.storage.db import create_engine, upgrade
 from bot.storage.repository import Repository
@@ -47,20 +45,7 @@ async def measure(url: str, channels: int, latency: float, search_path: str | No
     await upgrade(engine)
     repository = Repository(engine)
     due = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
-    for number in range(channels):
-        channel = await repository.channel(Target("bench", "guild", f"c{number}"), due)
-        await repository.set_schedule(
-            channel.id,
-            DAILY,
-            at_time="09:00",
-            zone="UTC",
-            days=list(range(7)),
-            bank=None,
-            tag=None,
-            next_fire=due,
-            created_by="bench",
-            now=due,
-        )
+    await schedule_daily(repository, channels, due)
     catalog, _ = load_banks([ROOT / "questions"])
     service = QuizService(repository, catalog, StoppedClock(due + timedelta(seconds=5)))
     adapter = NullAdapter(latency)
