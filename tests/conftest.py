@@ -12,6 +12,7 @@ import shutil
 import uuid
 from collections.abc import AsyncIterator, Iterator, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 import asyncpg
@@ -331,6 +332,37 @@ class Host:
             "leaderboard", target, user="viewer", moderator=False, scope=scope, period=period
         )
         return ranking(reply)
+
+
+async def run_until(host: Host, moment: datetime) -> list[tuple[datetime, Sent]]:
+    """Let time pass up to `moment` as the timer loop would, ticking at every
+    schedule fire time, question deadline and delivery retry on the way. Returns each question
+    posted on the way with the moment it was posted."""
+    posted: list[tuple[datetime, Sent]] = []
+    service = host.service
+    for _ in range(10_000):
+        upcoming = [
+            when
+            for when in (
+                await service.scheduler.next_fire(),
+                await service.repository.next_deadline(),
+                await service.repository.next_publish_retry([host.adapter.platform]),
+            )
+            if when is not None and when <= moment
+        ]
+        if not upcoming:
+            break
+        host.clock.set(max(min(upcoming), host.clock.now()))
+        before = len(host.adapter.sent)
+        await service.tick()
+        posted += [(host.clock.now(), s) for s in host.adapter.sent[before:] if s.message.buttons]
+    else:
+        raise AssertionError("time does not move on: something stays due")
+    host.clock.set(moment)
+    before = len(host.adapter.sent)
+    await service.tick()
+    posted += [(moment, s) for s in host.adapter.sent[before:] if s.message.buttons]
+    return posted
 
 
 def restart(host: Host, seed: int = 11) -> Host:

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 import pytest
 
 from bot.chat import DeliveryError, OutMessage, Target
 from bot.quiz import delivery
 from bot.quiz.service import QuizService
-from tests.conftest import CHANNEL, OTHER_CHANNEL, Host, restart
+from tests.conftest import CHANNEL, OTHER_CHANNEL, Host, restart, run_until
 from tests.fakes.clock import FakeClock
 from tests.fakes.recording import RecordingAdapter
 
@@ -35,30 +35,6 @@ def fail_questions(times: int) -> Callable[[Target, OutMessage], Exception | Non
         return None
 
     return fault
-
-
-async def step_until(host: Host, moment: datetime) -> None:
-    """Let time pass up to `moment` as the timer loop would, ticking at every
-    deadline, schedule and delivery retry on the way."""
-    service = host.service
-    for _ in range(10_000):
-        upcoming = [
-            when
-            for when in (
-                await service.scheduler.next_fire(),
-                await service.repository.next_deadline(),
-                await service.repository.next_publish_retry([host.adapter.platform]),
-            )
-            if when is not None and when <= moment
-        ]
-        if not upcoming:
-            break
-        host.clock.set(max(min(upcoming), host.clock.now()))
-        await service.tick()
-    else:
-        raise AssertionError("time does not move on: something stays due")
-    host.clock.set(moment)
-    await service.tick()
 
 
 async def until(
@@ -84,7 +60,7 @@ async def test_a_live_question_that_meets_two_503s_is_retried_and_the_quiz_goes_
     await host.close_current()
     assert len(host.adapter.questions(CHANNEL)) == 1, "question 2 failed twice"
 
-    await step_until(host, clock.now() + timedelta(seconds=8))  # two retries, 1–6 s
+    await run_until(host, clock.now() + timedelta(seconds=8))  # two retries, 1–6 s
 
     titles = [sent.message.title or "" for sent in host.adapter.questions(CHANNEL)]
     assert [title.split()[-1] for title in titles] == ["1/3", "2/3"]
@@ -106,7 +82,7 @@ async def test_a_first_question_that_meets_a_passing_failure_is_retried(
     reply = await host.command("start", questions=2, seconds=20)
     assert "trying again" in reply.text
     assert host.adapter.questions(CHANNEL) == []
-    await step_until(host, clock.now() + timedelta(seconds=5))
+    await run_until(host, clock.now() + timedelta(seconds=5))
     assert len(host.adapter.questions(CHANNEL)) == 1
 
 
@@ -117,7 +93,7 @@ async def test_a_live_quiz_ends_after_a_minute_of_failures_and_says_so(
     host.adapter.send_fault = fail_questions(1000)
     await host.close_current()
 
-    await step_until(host, clock.now() + timedelta(minutes=3))
+    await run_until(host, clock.now() + timedelta(minutes=3))
 
     assert len(host.adapter.questions(CHANNEL)) == 1
     notice = host.adapter.sent[-1].message.text
@@ -156,7 +132,7 @@ async def test_no_daily_post_is_lost_when_30_percent_of_first_posts_fail(
         return None
 
     host.adapter.send_fault = first_try_fails
-    await step_until(host, clock.now().replace(hour=10, minute=30))
+    await run_until(host, clock.now().replace(hour=10, minute=30))
 
     assert tried == failing
     for target in channels:
@@ -169,14 +145,14 @@ async def test_a_daily_post_is_retried_until_its_grace_window_ends_then_skipped(
     await host.command("config", key="grace", value="30")
     await host.command("schedule", action="daily", time="10:00")
     host.adapter.send_fault = fail_questions(10_000)
-    await step_until(host, clock.now().replace(hour=11))
+    await run_until(host, clock.now().replace(hour=11))
     assert host.adapter.questions(CHANNEL) == []
     channel = await host.service.channel(CHANNEL)
     assert await host.service.repository.open_daily_posts(channel.id) == [], "discarded"
 
     # The next day goes through as usual.
     host.adapter.send_fault = lambda *_: None
-    await step_until(host, clock.now() + timedelta(days=1))
+    await run_until(host, clock.now() + timedelta(days=1))
     assert len(host.adapter.questions(CHANNEL)) == 1
 
 

@@ -16,8 +16,7 @@ from bot.chat import Target
 from bot.quiz.scheduler import DAILY
 from bot.quiz.service import QuizService
 from bot.textcommands import UsageError, parse
-from tests.conftest import CHANNEL, OTHER_CHANNEL, Host, restart
-from tests.fakes.recording import Sent
+from tests.conftest import CHANNEL, OTHER_CHANNEL, Host, restart, run_until
 
 BERLIN = ZoneInfo("Europe/Berlin")
 NEW_YORK = ZoneInfo("America/New_York")
@@ -30,36 +29,6 @@ def at(text: str) -> datetime:
 
 async def schedule(host: Host, target: Target = CHANNEL, **args: str) -> str:
     return (await host.command("schedule", target, options=args)).text
-
-
-async def run_until(host: Host, moment: datetime) -> list[tuple[datetime, Sent]]:
-    """Let time pass up to `moment` as the timer loop would, ticking at every
-    schedule fire time and question deadline on the way. Returns each question
-    posted on the way with the moment it was posted."""
-    posted: list[tuple[datetime, Sent]] = []
-    service = host.service
-    for _ in range(10_000):
-        upcoming = [
-            when
-            for when in (
-                await service.scheduler.next_fire(),
-                await service.repository.next_deadline(),
-            )
-            if when is not None and when <= moment
-        ]
-        if not upcoming:
-            break
-        host.clock.set(max(min(upcoming), host.clock.now()))
-        before = len(host.adapter.sent)
-        await service.tick()
-        posted += [(host.clock.now(), s) for s in host.adapter.sent[before:] if s.message.buttons]
-    else:
-        raise AssertionError("time does not move on: something stays due")
-    host.clock.set(moment)
-    before = len(host.adapter.sent)
-    await service.tick()
-    posted += [(moment, s) for s in host.adapter.sent[before:] if s.message.buttons]
-    return posted
 
 
 async def answer_daily(host: Host, user: str, *, correct: bool, target: Target = CHANNEL) -> str:
