@@ -41,11 +41,15 @@ def _cannot_start(problem: str) -> typer.Exit:
 
 
 def _run_on_database(settings: Settings, main: Coroutine[Any, Any, T]) -> T:
-    """Run `main`; a database that cannot be reached or written ends it in one line."""
+    """Run `main`; a database that cannot be reached or written (or any other
+    start-up problem) ends it in one line."""
+    from bot.platforms import StartError
     from bot.storage.db import describe_database_error
 
     try:
         return asyncio.run(main)
+    except StartError as error:
+        raise _cannot_start(str(error)) from None
     except Exception as error:
         problem = describe_database_error(error, settings.resolved_database_url)
         if problem is None:
@@ -82,7 +86,6 @@ def play(
 ) -> None:
     """Play a live quiz in the terminal; your stats are kept between runs."""
     from bot.console import play as play_quiz
-    from bot.platforms import StartError
     from bot.runner import open_runtime
 
     settings = _settings()
@@ -94,11 +97,7 @@ def play(
                 runtime.service, questions=questions, seconds=seconds, bank=bank, tag=tag
             )
 
-    try:
-        code = asyncio.run(main())
-    except StartError as error:
-        raise _cannot_start(str(error)) from None
-    raise typer.Exit(code)
+    raise typer.Exit(_run_on_database(settings, main()))
 
 
 @app.command("forget-user")

@@ -7,7 +7,7 @@ import asyncio
 import contextlib
 import logging
 import re
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,6 +18,7 @@ from discord import app_commands
 
 from bot.adapters import discord_render
 from bot.adapters.discord_commands import quiz_group
+from bot.adapters.in_flight import InFlight
 from bot.chat import (
     Command,
     DeliveryError,
@@ -150,7 +151,7 @@ class QuizClient(discord.Client):
         self.pending: dict[int, discord.Interaction[Any]] = {}
         # Closing: new interactions are asked to retry; those in flight finish.
         self.accepting = True
-        self._in_flight: set[asyncio.Task[Any]] = set()
+        self._in_flight = InFlight(PLATFORM)
         # addFilter ignores a filter already present: one per process.
         logging.getLogger("discord.client").addFilter(RECONNECT_LOG)
 
@@ -182,22 +183,10 @@ class QuizClient(discord.Client):
 
     # -- commands and clicks -------------------------------------------------------------
 
-    @contextlib.contextmanager
-    def _tracked(self) -> Iterator[None]:
-        """Count the running handler as in flight until it has answered."""
-        task = asyncio.current_task()
-        if task is not None:
-            self._in_flight.add(task)
-        try:
-            yield
-        finally:
-            if task is not None:
-                self._in_flight.discard(task)
-
     async def run_command(
         self, interaction: discord.Interaction[Any], name: str, args: dict[str, str]
     ) -> None:
-        with self._tracked():
+        with self._in_flight.current():
             target = target_of(interaction)
             if not self.accepting or target is None:
                 await _refuse(interaction, target)
@@ -221,7 +210,7 @@ class QuizClient(discord.Client):
             await self.on_answer_click(interaction)
 
     async def on_answer_click(self, interaction: discord.Interaction[Any]) -> None:
-        with self._tracked():
+        with self._in_flight.current():
             target = target_of(interaction)
             if not self.accepting or target is None:
                 await _refuse(interaction, target)
@@ -249,16 +238,9 @@ class QuizClient(discord.Client):
         """Stop taking interactions, then wait (at most `within` seconds) for
         those in flight to store their work and answer."""
         self.accepting = False
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + within
         # Interactions keep arriving until the gateway closes; each is asked
         # to retry, which is quick, so the set empties.
-        while self._in_flight:
-            left = deadline - loop.time()
-            if left <= 0:
-                log.warning("closing with %d interaction(s) unanswered", len(self._in_flight))
-                return
-            await asyncio.wait(set(self._in_flight), timeout=left)
+        await self._in_flight.wait(asyncio.get_running_loop().time() + within)
 
 
 @dataclass(frozen=True)

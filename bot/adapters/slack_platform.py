@@ -29,6 +29,7 @@ from slack_sdk.http_retry.builtin_async_handlers import (
 )
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.adapters.in_flight import InFlight
 from bot.adapters.slack_adapter import CALL_ERRORS, PLATFORM, SlackAdapter
 from bot.adapters.slack_blocks import blocks, fallback_text
 from bot.adapters.slack_http import RequestGate, events_app
@@ -114,7 +115,7 @@ class SlackPlatform:
         self._socket: AsyncSocketModeHandler | None = None
         self._runner: web.AppRunner | None = None
         self._serving = False
-        self._in_flight: set[asyncio.Future[Any]] = set()
+        self._in_flight = InFlight(PLATFORM)
 
     @property
     def socket_mode(self) -> bool:
@@ -221,17 +222,10 @@ class SlackPlatform:
         if runner is not None:
             await runner.cleanup()  # stops listening; waits for requests in flight
         # Socket Mode stays connected meanwhile, so the acks can still go out.
-        await self._drain(deadline)
+        await self._in_flight.wait(deadline)
         socket, self._socket = self._socket, None
         if socket is not None:
             await socket.close_async()  # type: ignore[no-untyped-call]
-
-    async def _drain(self, deadline: float) -> None:
-        loop = asyncio.get_running_loop()
-        while self._in_flight and (left := deadline - loop.time()) > 0:
-            await asyncio.wait(set(self._in_flight), timeout=left)
-        if self._in_flight:
-            log.warning("Slack: %d requests still running at shutdown", len(self._in_flight))
 
     def _tracked(self, handler: Callable[P, Awaitable[None]]) -> Callable[P, Awaitable[None]]:
         """`handler` counted as work in flight while it runs (Bolt runs listeners
@@ -239,13 +233,8 @@ class SlackPlatform:
 
         @functools.wraps(handler)
         async def run(*args: P.args, **kwargs: P.kwargs) -> None:
-            task = asyncio.current_task()
-            if task is not None:
-                self._in_flight.add(task)
-            try:
+            with self._in_flight.current():
                 await handler(*args, **kwargs)
-            finally:
-                self._in_flight.discard(task)  # type: ignore[arg-type]
 
         return run
 
@@ -332,14 +321,13 @@ class SlackPlatform:
         second answer is refused as "already answered")."""
         storing = asyncio.ensure_future(self.service.handle_click(click))
         self._in_flight.add(storing)  # it may outlive this listener; closing waits for it
-        storing.add_done_callback(self._in_flight.discard)
         try:
             return await asyncio.wait_for(asyncio.shield(storing), self.ack_within)
         except TimeoutError:
             log.warning(
                 "Slack: storing a click by %s took over %ss", click.user_id, self.ack_within
             )
-            return render.answer_unconfirmed()
+            return render.answer_not_counted()
 
 
 def platform(settings: Settings, service: QuizService) -> SlackPlatform:

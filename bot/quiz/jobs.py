@@ -32,10 +32,6 @@ class Jobs:
         task.add_done_callback(lambda done: self._forget(key, done))
         return task
 
-    def running(self, key: Hashable) -> bool:
-        task = self._running.get(key)
-        return task is not None and not task.done()
-
     def __len__(self) -> int:
         return sum(1 for task in self._running.values() if not task.done())
 

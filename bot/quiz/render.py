@@ -373,15 +373,6 @@ def already_answered(slot: int | None) -> OutMessage:
     return private(f"You already answered {letter(slot)}: the first click counts.")
 
 
-def answer_unconfirmed() -> OutMessage:
-    """A click whose answer could not be stored in time: clicking again is safe,
-    since a second answer to the same question is never counted twice."""
-    return private(
-        "I could not confirm your answer in time, so it may not have counted. "
-        "Please click your answer again."
-    )
-
-
 def question_closed(correct_slot: int) -> OutMessage:
     return private(f"This question has closed; the answer was {letter(correct_slot)}.")
 
@@ -391,10 +382,13 @@ def unknown_question() -> OutMessage:
 
 
 def answer_not_counted() -> OutMessage:
-    """A click whose answer could not be confirmed as stored (an error or a hang)."""
+    """A click whose answer could not be confirmed as stored (an error, or a write
+    slower than the platform's window): clicking again is safe, since a second
+    answer to the same question is never counted twice."""
     return private(
-        "Your answer did not go through, so it may not count. Please click again: "
-        "if it was saved after all, I'll tell you which answer counts."
+        "Your answer did not go through: I could not confirm your answer, so it may not "
+        "count. Please click again; if it was saved after all, I'll say so when you "
+        "click your answer again."
     )
 
 

@@ -177,10 +177,10 @@ class Scheduler:
 
     async def next_fire(self) -> datetime | None:
         """When the earliest schedule this process can post is due."""
-        return await self.repository.next_schedule_fire(self.service._platforms())
+        return await self.repository.next_schedule_fire(self.service.platforms_here())
 
     async def due(self, now: datetime) -> list[ScheduleInfo]:
-        return await self.repository.due_schedules(now, self.service._platforms())
+        return await self.repository.due_schedules(now, self.service.platforms_here())
 
     def start(self, due: list[ScheduleInfo], now: datetime) -> list[asyncio.Task[None]]:
         """Fire each due schedule in its own task (see `QuizService.start_due_work`)."""

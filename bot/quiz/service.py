@@ -667,7 +667,7 @@ class QuizService:
         schedule, each in its own task: one channel's hanging call never holds
         up another channel. Work already running is not started twice."""
         now = self.clock.now()
-        platforms = self._platforms()
+        platforms = self.platforms_here()
         # Look everything up before starting anything, so work started now
         # cannot make a quiz look stalled half-way through closing a question.
         stalled = await self.repository.stalled_quizzes()
@@ -705,7 +705,7 @@ class QuizService:
                     for when in (
                         await self.repository.next_deadline(),
                         await self.scheduler.next_fire(),
-                        await self.repository.next_publish_retry(self._platforms()),
+                        await self.repository.next_publish_retry(self.platforms_here()),
                     )
                     if when is not None
                 ]
@@ -739,7 +739,7 @@ class QuizService:
         await self.jobs.drain(seconds)
         await self.answers.drain()
 
-    def _platforms(self) -> list[str]:
+    def platforms_here(self) -> list[str]:
         """The platforms this process can post on right now."""
         return [name for name, adapter in self.adapters.items() if adapter.connected]
 
