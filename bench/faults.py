@@ -2,8 +2,9 @@
 
 1. Acknowledged-but-lost clicks: `quizmaster run` serves Slack over HTTP (against
    the fake Slack of the tests); a burst of signed clicks by distinct members is
-   fired at one question, and the process gets SIGTERM (then, in a second run,
-   SIGKILL) part-way. Every click answered HTTP 200 must be in the database.
+   fired at one question, all at once as Slack would, and the process gets
+   SIGTERM (then, in a second run, SIGKILL) once a third are answered. Every
+   click answered HTTP 200 must be in the database.
 2. Lost daily posts: N channels (default 500) whose daily question is due at the
    same minute, where 30 % of first posts fail with a passing error (429, 5xx,
    timeout). Counts channels left without their question, and any doubled.
@@ -20,7 +21,6 @@ import argparse
 import asyncio
 import random
 import signal
-import sqlite3
 import statistics
 import tempfile
 import time
@@ -36,15 +36,7 @@ from bot.quiz.service import QuizService
 from bot.storage.db import create_engine, upgrade
 from bot.storage.repository import Repository
 from tests.fakes.clock import FakeClock
-from tests.fakes.fake_slack import (
-    BOT_TOKEN,
-    SIGNING_SECRET,
-    FakeSlack,
-    SignedSender,
-    click_payload,
-    slash_payload,
-)
-from tests.processes import bot_environment, free_port, start_run, wait_until_connected
+from tests.slack_burst import burst_then_stop
 
 CATALOG, _ = load_banks([ROOT / "questions"])
 
@@ -53,68 +45,9 @@ CATALOG, _ = load_banks([ROOT / "questions"])
 
 
 async def clicks_lost(folder: Path, clicks: int, stop: signal.Signals) -> tuple[int, int]:
-    """(clicks answered 200, of those not stored) when `stop` hits mid-burst."""
-    fake = await FakeSlack().start()
-    fake.add_user("U0MOD", "Mod", admin=True)
-    health, events = free_port(), free_port()
-    environment = bot_environment(
-        folder,
-        SLACK_BOT_TOKEN=BOT_TOKEN,
-        SLACK_SIGNING_SECRET=SIGNING_SECRET,
-        QUIZ_SLACK_API_URL=fake.api_url,
-        QUIZ_SLACK_HOST="127.0.0.1",
-        QUIZ_SLACK_PORT=str(events),
-        QUIZ_HEALTH_PORT=str(health),
-    )
-    process = await start_run(folder, environment)
-    sender = SignedSender(f"http://127.0.0.1:{events}/slack/events")
-    acknowledged: list[str] = []
-    a_third_in = asyncio.Event()
-    try:
-        await wait_until_connected(health, "slack", process)
-        start = slash_payload(
-            "start 1 300", user="U0MOD", channel="C0BURST", response_url=fake.response_url("s")
-        )
-        assert (await sender.slash(start))[0] == 200
-        [question] = await fake.wait_for(lambda: fake.questions("C0BURST"), what="question")
-        value = question.buttons()["A"]
-        ts = str(question.result["ts"])
-        in_flight = asyncio.Semaphore(50)
-
-        async def click(number: int) -> None:
-            user = f"U{number:06d}"
-            payload = click_payload(
-                value,
-                "A",
-                user=user,
-                channel="C0BURST",
-                message_ts=ts,
-                response_url=fake.response_url(f"c-{user}"),
-            )
-            async with in_flight:
-                try:
-                    status, _ = await sender.click(payload)
-                except Exception:
-                    return  # refused or cut off: not acknowledged
-            if status == 200:
-                acknowledged.append(user)
-                if len(acknowledged) >= clicks // 3:
-                    a_third_in.set()
-
-        burst = [asyncio.create_task(click(n)) for n in range(clicks)]
-        await a_third_in.wait()
-        process.send_signal(stop)
-        await asyncio.gather(*burst)
-        await asyncio.wait_for(process.wait(), 30)
-    finally:
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
-        await sender.close()
-        await fake.close()
-    with sqlite3.connect(folder / "data" / "quizmaster.db") as database:
-        stored = {row[0] for row in database.execute("SELECT user_id FROM answers")}
-    return len(acknowledged), len(set(acknowledged) - stored)
+    """(clicks answered 200, of those not stored) when `stop` hits a third of the way."""
+    burst = await burst_then_stop(folder, stop, clicks, after=clicks // 3)
+    return len(burst.acked), len(burst.lost)
 
 
 # -- 2. daily posts lost to passing failures ------------------------------------------------
