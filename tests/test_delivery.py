@@ -13,7 +13,7 @@ from datetime import timedelta
 import pytest
 
 from bot.chat import DeliveryError, OutMessage, Target
-from bot.quiz import delivery
+from bot.quiz import delivery, render
 from bot.quiz.service import QuizService
 from tests.conftest import CHANNEL, OTHER_CHANNEL, Host, restart, run_until
 from tests.fakes.clock import FakeClock
@@ -103,6 +103,21 @@ async def test_a_live_quiz_ends_after_a_minute_of_failures_and_says_so(
     assert (await host.command("start", questions=1)).text.startswith("Starting a quiz")
 
 
+async def test_stopping_a_quiz_whose_next_question_waits_for_a_retry_posts_it_never(
+    host: Host, clock: FakeClock
+) -> None:
+    await host.start(questions=3, seconds=20)
+    host.adapter.send_fault = fail_questions(1)
+    await host.close_current()
+    assert (await host.command("stop")).text == render.quiz_stopped().text
+
+    await run_until(host, clock.now() + timedelta(minutes=2))
+
+    assert len(host.adapter.questions(CHANNEL)) == 1
+    assert "final scores" in host.adapter.sent[-1].message.text
+    assert (await host.command("start", questions=1)).text.startswith("Starting a quiz")
+
+
 async def test_a_refused_live_question_still_ends_the_quiz_at_once(
     host: Host, clock: FakeClock
 ) -> None:
@@ -156,20 +171,24 @@ async def test_a_daily_post_is_retried_until_its_grace_window_ends_then_skipped(
     assert len(host.adapter.questions(CHANNEL)) == 1
 
 
-async def test_a_crash_after_claiming_a_daily_slot_posts_it_once_after_restart(
-    host: Host, clock: FakeClock
-) -> None:
+async def crash_while_sending_the_daily_question(host: Host) -> Host:
+    """The 10:00 daily slot is claimed and its post created, then the process dies
+    while the platform call hangs. Returns the restarted host."""
     await host.command("schedule", action="daily", time="10:00")
-    clock.set(clock.now().replace(hour=10))
+    host.clock.set(host.clock.now().replace(hour=10))
     host.adapter.hanging_channels.add(CHANNEL.channel)
     ticking = asyncio.create_task(host.service.tick())
-    await until(lambda: bool(host.service.jobs))
-    await asyncio.sleep(0.05)  # the post is created and its send hangs
+    await until(lambda: host.adapter.hung > 0)  # the post is created and its send hangs
     ticking.cancel()  # the process dies here
     await host.service.jobs.drain(0)
     assert host.adapter.questions(CHANNEL) == []
+    return restart(host)
 
-    after = restart(host)
+
+async def test_a_crash_after_claiming_a_daily_slot_posts_it_once_after_restart(
+    host: Host, clock: FakeClock
+) -> None:
+    after = await crash_while_sending_the_daily_question(host)
     await after.service.tick()
     assert after.adapter.questions(CHANNEL) == [], "the dead sender's lease still holds"
     clock.advance(delivery.PUBLISH_LEASE.total_seconds() + 1)
@@ -179,6 +198,20 @@ async def test_a_crash_after_claiming_a_daily_slot_posts_it_once_after_restart(
     # Tomorrow's slot was claimed with today's: it is not posted twice.
     clock.advance(3600)
     await after.service.tick()
+    assert len(after.adapter.questions(CHANNEL)) == 1
+
+
+async def test_a_daily_post_left_by_a_crash_is_skipped_if_the_bot_is_back_after_grace(
+    host: Host, clock: FakeClock
+) -> None:
+    after = await crash_while_sending_the_daily_question(host)
+    clock.advance(3 * 3600)  # down for three hours; grace is two
+    await after.service.tick()
+    assert after.adapter.questions(CHANNEL) == []
+    channel = await after.service.channel(CHANNEL)
+    assert await after.service.repository.open_daily_posts(channel.id) == [], "discarded"
+    # The next day is posted as usual, once.
+    await run_until(after, clock.now().replace(hour=10) + timedelta(days=1))
     assert len(after.adapter.questions(CHANNEL)) == 1
 
 

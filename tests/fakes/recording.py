@@ -47,6 +47,7 @@ class RecordingAdapter:
         # Posts and edits in these channels hang until `released` is set.
         self.hanging_channels: set[str] = set()
         self.released = asyncio.Event()
+        self.hung = 0  # calls that are waiting for `released` now
         # Edits wait for this gate first, when set (to hold an edit mid-flight).
         self.edit_gate: asyncio.Event | None = None
         self._earlier = set(earlier)
@@ -69,7 +70,7 @@ class RecordingAdapter:
         if target.channel in self.failing_channels:
             raise DeliveryError(f"cannot post in {target.channel}", permanent=True)
         if target.channel in self.hanging_channels:
-            await self.released.wait()
+            await self._hang()
         fault = self.send_fault(target, message)
         if fault is not None:
             raise fault
@@ -79,7 +80,7 @@ class RecordingAdapter:
 
     async def edit(self, ref: MessageRef, message: OutMessage) -> None:
         if ref.target.channel in self.hanging_channels:
-            await self.released.wait()
+            await self._hang()
         if self.edit_gate is not None:
             gate, self.edit_gate = self.edit_gate, None
             await gate.wait()
@@ -94,6 +95,13 @@ class RecordingAdapter:
             self.edits.append((ref, message))
             return
         raise DeliveryError(f"unknown message {ref.message_id}")
+
+    async def _hang(self) -> None:
+        self.hung += 1
+        try:
+            await self.released.wait()
+        finally:
+            self.hung -= 1
 
     async def reply_private(self, event: Command | Interaction, message: OutMessage) -> None:
         self.private.append((event, message))
