@@ -72,6 +72,7 @@ async def open_runtime(settings: Settings) -> AsyncIterator[Runtime]:
 
 
 async def run_bot(settings: Settings) -> int:
+    """`quizmaster run`; its exit code. Every start-up problem is one line, exit 2."""
     try:
         return await _run(settings)
     except StartError as error:
@@ -82,8 +83,7 @@ async def run_bot(settings: Settings) -> int:
 async def _run(settings: Settings) -> int:
     problem = settings.slack_problem()
     if problem:
-        print(f"Cannot start: {problem}.", file=sys.stderr)
-        return 2
+        raise StartError(f"{problem}.")
     platforms = configured_platforms(settings)
     interactive = False
     if not platforms:
@@ -121,9 +121,6 @@ async def _run(settings: Settings) -> int:
                     break
                 log.info("%s connected", name)
             await stopping.wait()
-        except StartError as error:
-            print(f"Cannot start: {error}", file=sys.stderr)
-            return 2
         finally:
             for task in tasks:
                 task.cancel()
