@@ -52,7 +52,7 @@ async def measure(url: str, members: int, search_path: str | None = None) -> Non
     await asyncio.gather(*(click(member) for member in range(members)))
     elapsed = time.perf_counter() - began
     post_id, _ = parse_answer_custom_id(adapter.buttons[0]) or (0, 0)
-    stored = await service.repository.answer_count(post_id)
+    stored = await service.repository.answers.answer_count(post_id)
     latencies.sort()
     p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))]
     backend = engine.dialect.name

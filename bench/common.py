@@ -52,8 +52,8 @@ class NullAdapter:
 async def schedule_daily(repository: Repository, channels: int, due: datetime) -> None:
     """Channels c0 … c{channels-1}, each with a daily question due at `due` (UTC)."""
     for number in range(channels):
-        channel = await repository.channel(Target("bench", "guild", f"c{number}"), due)
-        await repository.set_schedule(
+        channel = await repository.channels.channel(Target("bench", "guild", f"c{number}"), due)
+        await repository.schedules.set_schedule(
             channel.id,
             DAILY,
             at_time=due.strftime("%H:%M"),

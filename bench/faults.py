@@ -92,7 +92,7 @@ async def daily_posts_lost(url: str, channels: int, seed: int) -> tuple[int, int
     end = due + timedelta(minutes=30)
     while clock.now() <= end:
         await service.tick()
-        upcoming = await repository.next_publish_retry([adapter.platform])
+        upcoming = await repository.posts.next_publish_retry([adapter.platform])
         if upcoming is None or upcoming > end:
             break
         clock.set(max(upcoming, clock.now()))

@@ -115,7 +115,7 @@ def forget_user(
         engine = create_engine(settings.resolved_database_url)
         try:
             await upgrade(engine)
-            return await Repository(engine).forget_user(platform, user_id)
+            return await Repository(engine).answers.forget_user(platform, user_id)
         finally:
             await engine.dispose()
 

@@ -345,8 +345,8 @@ async def run_until(host: Host, moment: datetime) -> list[tuple[datetime, Sent]]
             when
             for when in (
                 await service.scheduler.next_fire(),
-                await service.repository.next_deadline(),
-                await service.repository.next_publish_retry([host.adapter.platform]),
+                await service.repository.posts.next_deadline(),
+                await service.repository.posts.next_publish_retry([host.adapter.platform]),
             )
             if when is not None and when <= moment
         ]

@@ -12,13 +12,13 @@ import pytest
 from bot.chat import Interaction, Target
 from bot.quiz.render import parse_answer_custom_id
 from bot.quiz.service import QuizService
-from bot.storage.repository import NewAnswer
+from bot.storage.records import NewAnswer
 from tests.conftest import CHANNEL, Host
 
 
 async def answers_stored(host: Host) -> int:
     post_id, _ = parse_answer_custom_id(host.adapter.button_id(CHANNEL, "A")) or (0, 0)
-    return await host.service.repository.answer_count(post_id)
+    return await host.service.repository.answers.answer_count(post_id)
 
 
 @pytest.mark.parametrize(
@@ -49,7 +49,7 @@ async def test_one_bad_row_in_a_batch_costs_no_other_click_its_answer(host: Host
     must fail alone (before, the whole batch failed: 1 of 30 was stored)."""
     await host.start(questions=1, seconds=20)
     post_id, _ = parse_answer_custom_id(host.adapter.button_id(CHANNEL, "A")) or (0, 0)
-    post = await host.service.repository.post(post_id)
+    post = await host.service.repository.posts.post(post_id)
     assert post is not None
     now = host.clock.now()
     good = [NewAnswer(post, f"member-{n}", n % 4, n % 4 == 0, 10, now) for n in range(29)]
@@ -63,7 +63,7 @@ async def test_one_bad_row_in_a_batch_costs_no_other_click_its_answer(host: Host
 
     assert sum(result is True for result in results) == 29
     assert isinstance(results[15], Exception)
-    assert await host.service.repository.answer_count(post_id) == 29
+    assert await host.service.repository.answers.answer_count(post_id) == 29
 
 
 async def test_a_click_whose_answer_cannot_be_stored_is_told_it_did_not_count(
@@ -74,7 +74,7 @@ async def test_a_click_whose_answer_cannot_be_stored_is_told_it_did_not_count(
     async def database_gone(_rows: object) -> list[bool]:
         raise ConnectionError("the database went away")
 
-    monkeypatch.setattr(host.service.repository, "record_answers", database_gone)
+    monkeypatch.setattr(host.service.repository.answers, "record_answers", database_gone)
     reply = await host.click("ana", "A")
     assert "may not count" in reply.text and "click again" in reply.text
 

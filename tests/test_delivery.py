@@ -163,7 +163,7 @@ async def test_a_daily_post_is_retried_until_its_grace_window_ends_then_skipped(
     await run_until(host, clock.now().replace(hour=11))
     assert host.adapter.questions(CHANNEL) == []
     channel = await host.service.channel(CHANNEL)
-    assert await host.service.repository.open_daily_posts(channel.id) == [], "discarded"
+    assert await host.service.repository.posts.open_daily_posts(channel.id) == [], "discarded"
 
     # The next day goes through as usual.
     host.adapter.send_fault = lambda *_: None
@@ -209,7 +209,7 @@ async def test_a_daily_post_left_by_a_crash_is_skipped_if_the_bot_is_back_after_
     await after.service.tick()
     assert after.adapter.questions(CHANNEL) == []
     channel = await after.service.channel(CHANNEL)
-    assert await after.service.repository.open_daily_posts(channel.id) == [], "discarded"
+    assert await after.service.repository.posts.open_daily_posts(channel.id) == [], "discarded"
     # The next day is posted as usual, once.
     await run_until(after, clock.now().replace(hour=10) + timedelta(days=1))
     assert len(after.adapter.questions(CHANNEL)) == 1

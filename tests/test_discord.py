@@ -219,11 +219,11 @@ async def test_thirty_members_clicking_at_once_each_get_a_private_reply_and_coun
     for reply, final in replies:
         assert reply.ephemeral
         assert text_of(final).startswith("Locked in")
-    assert await bot.service.repository.answer_count(post_id_of(question)) == 30
+    assert await bot.service.repository.answers.answer_count(post_id_of(question)) == 30
 
     again = await bot.click(CROWD[0], question, "D")
     assert again == "You already answered A: the first click counts."
-    assert await bot.service.repository.answer_count(post_id_of(question)) == 30
+    assert await bot.service.repository.answers.answer_count(post_id_of(question)) == 30
     # The public question is never edited per click.
     assert not fake.calls_to("PATCH", rf"/channels/{CHANNEL}/messages/\d+")
 
@@ -315,7 +315,7 @@ async def test_a_click_on_a_question_posted_before_a_restart_is_recorded(
     try:
         assert len(fake.identifies) == 2
         assert (await second.click(PLAYER, question, "B")).startswith("Locked in B")
-        assert await second.service.repository.answer_count(post_id_of(question)) == 1
+        assert await second.service.repository.answers.answer_count(post_id_of(question)) == 1
     finally:
         await second.stop()
 
@@ -603,7 +603,7 @@ async def test_a_click_on_a_question_that_does_not_exist_is_answered_privately(
     reply, final = await fake.reply(token, within=5)
     assert reply.ephemeral
     assert text_of(final) == "I don't know that question any more; it may have been removed."
-    assert await bot.service.repository.answer_count(post_id_of(question)) == 0
+    assert await bot.service.repository.answers.answer_count(post_id_of(question)) == 0
 
 
 class HeldDatabase:
@@ -640,7 +640,7 @@ async def test_a_click_the_database_refuses_is_told_it_did_not_count_and_a_retry
     async with engine.begin() as connection:
         await connection.exec_driver_sql("ALTER TABLE answers_away RENAME TO answers")
     assert (await bot.click(PLAYER, question, "B")).startswith("Locked in B")
-    assert await bot.service.repository.answer_count(post_id_of(question)) == 1
+    assert await bot.service.repository.answers.answer_count(post_id_of(question)) == 1
 
 
 async def test_a_click_stuck_on_a_hung_database_is_told_in_bounded_time_to_click_again(
@@ -660,7 +660,7 @@ async def test_a_click_stuck_on_a_hung_database_is_told_in_bounded_time_to_click
     # The stalled write finished after all; clicking again says so instead of counting twice.
     again = await bot.click(PLAYER, question, "A")
     assert again == "You already answered C: the first click counts."
-    assert await bot.service.repository.answer_count(post_id_of(question)) == 1
+    assert await bot.service.repository.answers.answer_count(post_id_of(question)) == 1
 
 
 async def test_a_click_whose_interaction_response_fails_is_still_stored(
@@ -672,7 +672,7 @@ async def test_a_click_whose_interaction_response_fails_is_still_stored(
     token = await fake.click(GUILD, PLAYER, question["id"], button["custom_id"])
     await fake.wait_for(lambda: fake.calls_to("POST", rf"/interactions/\d+/{token}/callback"))
     await fake.wait_for(lambda: fake.replies[token].callback_type is None)
-    assert await bot.service.repository.answer_count(post_id_of(question)) == 1
+    assert await bot.service.repository.answers.answer_count(post_id_of(question)) == 1
     again = await bot.click(PLAYER, question, "A")
     assert again == "You already answered D: the first click counts."
 
@@ -703,8 +703,8 @@ async def test_closing_finishes_clicks_in_flight_and_asks_new_ones_to_retry(
     for token in tokens:
         reply, final = await fake.reply(token, within=1)
         assert text_of(final).startswith("Locked in A")
-    assert await bot.service.repository.answer_count(post_id_of(question)) == len(clickers)
-    assert await bot.service.repository.answer_slot(post_id_of(question), PLAYER) is None
+    assert await bot.service.repository.answers.answer_count(post_id_of(question)) == len(clickers)
+    assert await bot.service.repository.answers.answer_slot(post_id_of(question), PLAYER) is None
 
 
 # -- hardening: a passing outage is one warning ---------------------------------------------

@@ -18,8 +18,8 @@ FAR_CHANNEL = Target("test", "guild-2", "chan-3")
 
 
 async def set_zone(repository: Repository, clock: FakeClock, target: Target, zone: str) -> None:
-    channel = await repository.channel(target, clock.now())
-    await repository.set_channel_timezone(channel.id, zone)
+    channel = await repository.channels.channel(target, clock.now())
+    await repository.channels.set_channel_timezone(channel.id, zone)
 
 
 async def answer_at(

@@ -43,13 +43,13 @@ async def test_upgrading_twice_is_harmless_and_keeps_data(fresh_engine: AsyncEng
     repository = Repository(fresh_engine)
     clock = FakeClock()
     target = Target("test", "guild-1", "chan-1")
-    before = await repository.channel(target, clock.now())
+    before = await repository.channels.channel(target, clock.now())
 
     await upgrade(fresh_engine)
     await upgrade(fresh_engine)
 
     assert await differences(fresh_engine) == []
-    after = await repository.channel(target, clock.now())
+    after = await repository.channels.channel(target, clock.now())
     assert after.id == before.id
     async with fresh_engine.connect() as connection:
         versions = (await connection.execute(text("SELECT version_num FROM alembic_version"))).all()

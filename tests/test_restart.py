@@ -7,15 +7,16 @@ import asyncio
 
 from bot.chat import DeliveryError
 from bot.quiz.render import parse_answer_custom_id
-from bot.storage.repository import QuizInfo, Repository
+from bot.storage.records import QuizInfo
+from bot.storage.repository import Repository
 from tests.conftest import CHANNEL, Host, restart
 from tests.fakes.clock import FakeClock
 from tests.fakes.recording import Sent
 
 
 async def running_quiz(repository: Repository, clock: FakeClock) -> QuizInfo:
-    channel = await repository.channel(CHANNEL, clock.now())
-    quiz = await repository.running_quiz(channel.id)
+    channel = await repository.channels.channel(CHANNEL, clock.now())
+    quiz = await repository.quizzes.running_quiz(channel.id)
     assert quiz is not None
     return quiz
 
@@ -72,9 +73,9 @@ async def test_a_quiz_stalled_between_close_and_next_question_is_resumed(
 ) -> None:
     await host.start(questions=3, seconds=30)
     quiz = await running_quiz(repository, clock)
-    [open_post] = await repository.open_posts(quiz.id)
+    [open_post] = await repository.posts.open_posts(quiz.id)
     # The old process closed the question and died before posting the next one.
-    assert await repository.claim_close(open_post, clock.now())
+    assert await repository.posts.claim_close(open_post, clock.now())
     after = restart(host)
 
     await after.service.tick()
@@ -143,7 +144,7 @@ async def test_a_crash_between_closing_and_revealing_is_repaired_after_restart(
     assert post is not None
     # The old process claimed the close and died before editing or moving on.
     clock.advance(31)
-    assert await host.service.repository.claim_close(post.id, clock.now())
+    assert await host.service.repository.posts.claim_close(post.id, clock.now())
 
     after = restart(host)
     await after.service.tick()

@@ -413,8 +413,8 @@ async def test_500_channels_due_at_the_same_minute_are_each_posted_once(host: Ho
     repository = host.service.repository
     fire = at("2026-03-02 10:00")
     for target in targets:
-        channel = await repository.channel(target, host.clock.now())
-        await repository.set_schedule(
+        channel = await repository.channels.channel(target, host.clock.now())
+        await repository.schedules.set_schedule(
             channel.id,
             DAILY,
             at_time="10:00",

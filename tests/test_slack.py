@@ -145,7 +145,7 @@ class Slack:
 
     async def answers_to(self, question: Call) -> int:
         post_id = int(next(iter(question.buttons().values())).split(":")[2])
-        return await self.repository.answer_count(post_id)
+        return await self.repository.answers.answer_count(post_id)
 
 
 @dataclass

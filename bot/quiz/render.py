@@ -22,7 +22,7 @@ from bot.quiz.rules import (
     Period,
     Scope,
 )
-from bot.storage.repository import ChannelInfo, PostTally, QuizResult, RankRow
+from bot.storage.records import ChannelInfo, PostTally, QuizResult, RankRow
 
 BAR_WIDTH = 10
 ANSWER_PREFIX = "qm:a"

@@ -37,7 +37,7 @@ from bot.quiz.schedule import (
     parse_weekday,
     parse_zone,
 )
-from bot.storage.repository import ScheduleInfo
+from bot.storage.records import ScheduleInfo
 
 if TYPE_CHECKING:
     from bot.quiz.service import QuizService
@@ -89,7 +89,7 @@ class Scheduler:
 
     async def show(self, target: Target) -> OutMessage:
         channel = await self.service.channel(target)
-        found = await self.repository.schedules_of(channel.id)
+        found = await self.repository.schedules.schedules_of(channel.id)
         return render.schedule_list([self._view(schedule) for schedule in found], channel)
 
     async def _set_daily(self, target: Target, user_id: str, args: Mapping[str, str]) -> OutMessage:
@@ -138,7 +138,7 @@ class Scheduler:
             tag=tag,
             next_fire=next_fire(now, rule).astimezone(rule.zone),
         )
-        await self.repository.set_schedule(
+        await self.repository.schedules.set_schedule(
             channel.id,
             kind,
             at_time=view.at_time,
@@ -158,7 +158,7 @@ class Scheduler:
         if kinds[0] not in KINDS:
             return render.not_a_schedule(which or "")
         channel = await self.service.channel(target)
-        removed = await self.repository.delete_schedules(channel.id, kinds)
+        removed = await self.repository.schedules.delete_schedules(channel.id, kinds)
         return render.schedules_off(kinds, removed)
 
     def _view(self, schedule: ScheduleInfo) -> render.ScheduleView:
@@ -177,10 +177,10 @@ class Scheduler:
 
     async def next_fire(self) -> datetime | None:
         """When the earliest schedule this process can post is due."""
-        return await self.repository.next_schedule_fire(self.service.platforms_here())
+        return await self.repository.schedules.next_schedule_fire(self.service.platforms_here())
 
     async def due(self, now: datetime) -> list[ScheduleInfo]:
-        return await self.repository.due_schedules(now, self.service.platforms_here())
+        return await self.repository.schedules.due_schedules(now, self.service.platforms_here())
 
     def start(self, due: list[ScheduleInfo], now: datetime) -> list[asyncio.Task[None]]:
         """Fire each due schedule in its own task (see `QuizService.start_due_work`)."""
@@ -194,7 +194,7 @@ class Scheduler:
             rule = _rule_of(schedule)
         except ScheduleError:
             log.error("schedule %s has a rule I cannot read; removing it", schedule.id)
-            await self.repository.delete_schedules(schedule.channel.id, [schedule.kind])
+            await self.repository.schedules.delete_schedules(schedule.channel.id, [schedule.kind])
             return
         slot, following = _latest_slot(schedule.next_fire, now, rule)
         grace = timedelta(minutes=schedule.channel.grace_minutes)
@@ -203,7 +203,9 @@ class Scheduler:
             async with self._slots:
                 await self._post_daily(schedule, (schedule.next_fire, following), slot + grace)
             return
-        if not await self.repository.claim_schedule(schedule.id, schedule.next_fire, following):
+        if not await self.repository.schedules.claim_schedule(
+            schedule.id, schedule.next_fire, following
+        ):
             return  # another process claimed it
         if not catch_up(slot, now, grace):
             log.info(
@@ -226,15 +228,15 @@ class Scheduler:
         pool = service.catalog.pool(schedule.bank, schedule.tag)
         question = None
         if pool:
-            [question_id] = await self.repository.draw(channel.id, pool, 1, service.rng)
+            [question_id] = await self.repository.quizzes.draw(channel.id, pool, 1, service.rng)
             question = service.catalog.question(question_id)
         if question is None:
             log.warning("no questions for the daily post in %s", channel.target)
-            await self.repository.claim_schedule(schedule.id, *claim)
+            await self.repository.schedules.claim_schedule(schedule.id, *claim)
             return
         order = shuffled_order(len(question.options), service.rng)
         now = service.clock.now()
-        post = await self.repository.post_daily(
+        post = await self.repository.schedules.post_daily(
             channel.id,
             question.id,
             option_order=order,
@@ -251,7 +253,7 @@ class Scheduler:
         await service.close_older_dailies(post)
         if (await service.deliver(post, None)).refused:
             # Never seen by anyone: it must not break (or extend) a streak.
-            await self.repository.discard_post(post.id)
+            await self.repository.posts.discard_post(post.id)
 
     async def _post_weekly(self, schedule: ScheduleInfo, local_day: date) -> None:
         target, zone = schedule.channel.target, parse_zone(schedule.zone)
@@ -260,7 +262,7 @@ class Scheduler:
             datetime.combine(week_start, time(0), zone),
             datetime.combine(week_start + timedelta(days=7), time(0), zone),
         )
-        rows = await self.repository.leaderboard(
+        rows = await self.repository.scores.leaderboard(
             platform=target.platform,
             community=target.community,
             channel_id=schedule.channel.id,
@@ -268,7 +270,7 @@ class Scheduler:
             limit=LEADERBOARD_SIZE,
         )
         leaders = await self.streak_leaders(schedule.channel.id)
-        scores = await self.repository.question_scores(schedule.channel.id, window)
+        scores = await self.repository.scores.question_scores(schedule.channel.id, window)
         hardest = min(scores, key=lambda s: (s.correct / s.answered, -s.answered), default=None)
         question = self.service.catalog.question(hardest.question_id) if hardest else None
         hard = (
@@ -298,7 +300,7 @@ class Scheduler:
 
     async def streaks(self, channel_id: int) -> dict[str, tuple[int, int]]:
         """Every member's (current, best) daily streak in the channel."""
-        history = await self.repository.daily_history(channel_id)
+        history = await self.repository.scores.daily_history(channel_id)
         return streak_table(history.posts, history.answers)
 
     async def streak_leaders(self, channel_id: int) -> list[tuple[str, int]]:

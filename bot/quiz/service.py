@@ -62,7 +62,8 @@ from bot.quiz.rules import (
 )
 from bot.quiz.scheduler import Scheduler
 from bot.storage.answer_writer import AnswerWriter
-from bot.storage.repository import ChannelInfo, NewAnswer, PostInfo, QuizInfo, Repository
+from bot.storage.records import ChannelInfo, NewAnswer, PostInfo, QuizInfo
+from bot.storage.repository import Repository
 
 log = logging.getLogger(__name__)
 
@@ -125,7 +126,7 @@ class QuizService:
         rng: random.Random | None = None,
     ) -> None:
         self.repository = repository
-        self.answers = AnswerWriter(repository)
+        self.answers = AnswerWriter(repository.answers)
         self.catalog = catalog
         self.clock = clock
         self.rng = rng or random.Random()
@@ -259,7 +260,7 @@ class QuizService:
     async def update_channel(
         self, channel: ChannelInfo, **values: str | bool | int | None
     ) -> ChannelInfo:
-        updated = await self.repository.update_channel(channel.id, **values)
+        updated = await self.repository.channels.update_channel(channel.id, **values)
         self._channels[(updated.target.platform, updated.target.channel)] = updated
         return updated
 
@@ -302,10 +303,12 @@ class QuizService:
             return render.no_questions(bank, tag)
 
         channel = await self.channel(target)
-        if await self.repository.running_quiz(channel.id):
+        if await self.repository.quizzes.running_quiz(channel.id):
             return render.quiz_already_running()
-        drawn = await self.repository.draw(channel.id, pool, min(count, len(pool)), self.rng)
-        quiz = await self.repository.create_quiz(
+        drawn = await self.repository.quizzes.draw(
+            channel.id, pool, min(count, len(pool)), self.rng
+        )
+        quiz = await self.repository.quizzes.create_quiz(
             channel.id,
             drawn,
             seconds=limit,
@@ -328,17 +331,19 @@ class QuizService:
 
     async def stop(self, target: Target) -> OutMessage:
         channel = await self.channel(target)
-        quiz = await self.repository.running_quiz(channel.id)
-        if quiz is None or not await self.repository.end_quiz(quiz.id, "stopped", self.clock.now()):
+        quiz = await self.repository.quizzes.running_quiz(channel.id)
+        if quiz is None or not await self.repository.quizzes.end_quiz(
+            quiz.id, "stopped", self.clock.now()
+        ):
             return render.no_quiz_running()
-        for post_id in await self.repository.open_posts(quiz.id):
+        for post_id in await self.repository.posts.open_posts(quiz.id):
             await self.close_post(post_id)
         await self._post_scoreboard(quiz, channel.target, stopped=True)
         return render.quiz_stopped()
 
     async def skip(self, target: Target) -> OutMessage:
         channel = await self.channel(target)
-        post_id = await self.repository.open_post_in_channel(channel.id)
+        post_id = await self.repository.posts.open_post_in_channel(channel.id)
         if post_id is None:
             return render.no_quiz_running()
         await self.close_post(post_id)
@@ -360,12 +365,12 @@ class QuizService:
             log.warning(
                 "question %s is gone; ending quiz %s", quiz.question_ids[quiz.posted], quiz.id
             )
-            if await self.repository.end_quiz(quiz.id, "failed", self.clock.now()):
+            if await self.repository.quizzes.end_quiz(quiz.id, "failed", self.clock.now()):
                 self._quiz_ended(await self._target_of(quiz))
             return Delivery.refusal("a question of this quiz is no longer in its bank")
         order = shuffled_order(len(question.options), self.rng)
         now = self.clock.now()
-        post = await self.repository.post_next(
+        post = await self.repository.quizzes.post_next(
             quiz.id,
             quiz.posted,
             option_order=order,
@@ -414,7 +419,9 @@ class QuizService:
         except Exception as error:
             log.exception("could not post question %s in %s", post.question_id, post.target)
             return await self._plan_retry(post, str(error) or type(error).__name__)
-        await self.repository.published(post.id, ref.message_id, post.posted_at, post.closes_at)
+        await self.repository.posts.published(
+            post.id, ref.message_id, post.posted_at, post.closes_at
+        )
         self._remember(post, message_id=ref.message_id)
         self._wake.set()
         return Delivery(delivered=True)
@@ -425,12 +432,12 @@ class QuizService:
         retry_at = self.clock.now() + retry_delay(attempt, first, longest, self.rng)
         if post.publish_by is None or retry_at > post.publish_by:
             log.warning("giving up on post %s in %s: %s", post.id, post.target, problem)
-            await self.repository.publish_given_up(post.id)
+            await self.repository.posts.publish_given_up(post.id)
             return Delivery.refusal(problem)
         log.info(
             "post %s in %s failed (%s); trying again at %s", post.id, post.target, problem, retry_at
         )
-        await self.repository.publish_failed(post.id, retry_at)
+        await self.repository.posts.publish_failed(post.id, retry_at)
         self._wake.set()
         return Delivery(delivered=False, problem=problem, retrying=True)
 
@@ -438,8 +445,8 @@ class QuizService:
         self, post: PostInfo, problem: str | None, *, announce: bool
     ) -> None:
         """A live question nobody will see: close it and end its quiz."""
-        await self.repository.claim_close(post.id, self.clock.now())
-        if post.quiz_id is None or not await self.repository.end_quiz(
+        await self.repository.posts.claim_close(post.id, self.clock.now())
+        if post.quiz_id is None or not await self.repository.quizzes.end_quiz(
             post.quiz_id, "failed", self.clock.now()
         ):
             return
@@ -461,23 +468,23 @@ class QuizService:
         """The timer loop's retry of a post that is not delivered yet (after a
         passing failure, or a crash between creating the post and sending it)."""
         now = self.clock.now()
-        attempts = await self.repository.claim_publish(post_id, now, now + PUBLISH_LEASE)
+        attempts = await self.repository.posts.claim_publish(post_id, now, now + PUBLISH_LEASE)
         if attempts is None:
             return  # delivered, given up, or taken by another process
-        post = await self.repository.post(post_id)
+        post = await self.repository.posts.post(post_id)
         if post is None:
             return
         total: int | None = None
         if post.quiz_id is not None:
-            quiz = await self.repository.quiz(post.quiz_id)
+            quiz = await self.repository.quizzes.quiz(post.quiz_id)
             if quiz is None or quiz.status != "running":
-                await self.repository.publish_given_up(post.id)
-                await self.repository.claim_close(post.id, now)
+                await self.repository.posts.publish_given_up(post.id)
+                await self.repository.posts.claim_close(post.id, now)
                 return
             total = quiz.total
         if post.publish_by is not None and now > post.publish_by:
             outcome = Delivery.refusal("its time to be posted has passed")
-            await self.repository.publish_given_up(post.id)
+            await self.repository.posts.publish_given_up(post.id)
         else:
             if post.kind == "daily":
                 await self.close_older_dailies(post)
@@ -486,21 +493,21 @@ class QuizService:
             if post.kind == "live":
                 await self._live_post_failed(post, outcome.problem, announce=True)
             else:
-                await self.repository.discard_post(post.id)
+                await self.repository.posts.discard_post(post.id)
 
     async def close_older_dailies(self, post: PostInfo) -> None:
         """Today's daily question closes (and reveals) the channel's earlier ones."""
-        for older in await self.repository.open_daily_posts(post.channel_id, before=post.id):
+        for older in await self.repository.posts.open_daily_posts(post.channel_id, before=post.id):
             await self.close_post(older)
 
     async def _finish(self, quiz: QuizInfo) -> None:
-        if not await self.repository.end_quiz(quiz.id, "finished", self.clock.now()):
+        if not await self.repository.quizzes.end_quiz(quiz.id, "finished", self.clock.now()):
             return
         channel = await self._target_of(quiz)
         await self._post_scoreboard(quiz, channel, stopped=False)
 
     async def _post_scoreboard(self, quiz: QuizInfo, target: Target, *, stopped: bool) -> None:
-        result = await self.repository.quiz_result(quiz.id, LEADERBOARD_SIZE)
+        result = await self.repository.scores.quiz_result(quiz.id, LEADERBOARD_SIZE)
         adapter = self.adapters.get(target.platform)
         try:
             if adapter is not None:
@@ -542,7 +549,7 @@ class QuizService:
             NewAnswer(post, interaction.user_id, slot, correct, points, now)
         )
         if not stored:
-            earlier = await self.repository.answer_slot(post.id, interaction.user_id)
+            earlier = await self.repository.answers.answer_slot(post.id, interaction.user_id)
             if earlier is not None:
                 return render.already_answered(earlier)
             return render.question_closed(post.correct_slot)
@@ -555,25 +562,25 @@ class QuizService:
         streak = None
         if post.kind == "daily":
             streak, _ = streaks(
-                await self.repository.daily_results(post.channel_id, interaction.user_id)
+                await self.repository.scores.daily_results(post.channel_id, interaction.user_id)
             )
         return render.daily_feedback(slot, correct, post.correct_slot, explanation, streak)
 
     async def _close_when_everyone_answered(self, post: PostInfo) -> None:
         if post.expected_players is None:
             return
-        if await self.repository.answer_count(post.id) >= post.expected_players:
-            await self.repository.close_early(post.id, self.clock.now())
+        if await self.repository.answers.answer_count(post.id) >= post.expected_players:
+            await self.repository.posts.close_early(post.id, self.clock.now())
             self._wake.set()
 
     # -- closing ------------------------------------------------------------------
 
     async def close_post(self, post_id: int) -> None:
         """Close a post once (whoever claims it), reveal the answer, and move its quiz on."""
-        post = await self.repository.post(post_id)
+        post = await self.repository.posts.post(post_id)
         if post is None or post.closed_at is not None or not self._serves(post.target):
             return
-        if not await self.repository.claim_close(post_id, self.clock.now()):
+        if not await self.repository.posts.claim_close(post_id, self.clock.now()):
             return
         self._posts.pop(post_id, None)
         await self._reveal(post)
@@ -588,12 +595,14 @@ class QuizService:
         if adapter is None or not adapter.connected or post.message_id is None:
             return  # another process serves this platform, or nothing was posted
         now = self.clock.now()
-        if not await self.repository.claim_reveal(post.id, now, now - REVEAL_LEASE):
+        if not await self.repository.posts.claim_reveal(post.id, now, now - REVEAL_LEASE):
             return  # someone else is revealing it, or it is revealed
-        quiz = await self.repository.quiz(post.quiz_id) if post.quiz_id is not None else None
+        quiz = (
+            await self.repository.quizzes.quiz(post.quiz_id) if post.quiz_id is not None else None
+        )
         view = self._view(post, quiz.total if quiz else None)
         if view is not None:
-            tally = await self.repository.tally(post)
+            tally = await self.repository.answers.tally(post)
             first = [tally.first_correct_user] if tally.first_correct_user else []
             leaders = (
                 await self.scheduler.streak_leaders(post.channel_id)
@@ -613,23 +622,23 @@ class QuizService:
             except DeliveryError as error:
                 log.warning("cannot reveal post %s in %s: %s", post.id, post.target, error)
                 if not error.permanent:
-                    await self.repository.release_reveal(post.id)
+                    await self.repository.posts.release_reveal(post.id)
                     return  # try again on a later tick
             except Exception:
                 log.exception("could not reveal post %s in %s; will retry", post.id, post.target)
-                await self.repository.release_reveal(post.id)
+                await self.repository.posts.release_reveal(post.id)
                 return
-        await self.repository.mark_revealed(post.id, self.clock.now())
+        await self.repository.posts.mark_revealed(post.id, self.clock.now())
 
     async def _reveal_again(self, post_id: int) -> None:
-        post = await self.repository.post(post_id)
+        post = await self.repository.posts.post(post_id)
         if post is not None:
             await self._reveal(post)
 
     async def _advance(self, quiz_id: int, after: int | None = None) -> None:
         """Post the quiz's next question. `after` is the number of the question that
         just closed; if the quiz has moved past it, someone else already advanced."""
-        quiz = await self.repository.quiz(quiz_id)
+        quiz = await self.repository.quizzes.quiz(quiz_id)
         if quiz is None or quiz.status != "running":
             return
         if after is not None and quiz.posted != after:
@@ -670,12 +679,12 @@ class QuizService:
         platforms = self.platforms_here()
         # Look everything up before starting anything, so work started now
         # cannot make a quiz look stalled half-way through closing a question.
-        stalled = await self.repository.stalled_quizzes()
-        due = await self.repository.due_posts(now)
-        unrevealed = await self.repository.unrevealed_posts(
+        stalled = await self.repository.quizzes.stalled_quizzes()
+        due = await self.repository.posts.due_posts(now)
+        unrevealed = await self.repository.posts.unrevealed_posts(
             now - REVEAL_RETRY_WINDOW, now - REVEAL_LEASE
         )
-        undelivered = await self.repository.due_publishes(now, platforms)
+        undelivered = await self.repository.posts.due_publishes(now, platforms)
         schedules = await self.scheduler.due(now)
         tasks = [self.jobs.start(("reveal", p), partial(self._reveal_again, p)) for p in unrevealed]
         # A quiz's closes, retries and next questions share one key: one at a time.
@@ -703,9 +712,9 @@ class QuizService:
                 upcoming = [
                     when
                     for when in (
-                        await self.repository.next_deadline(),
+                        await self.repository.posts.next_deadline(),
                         await self.scheduler.next_fire(),
-                        await self.repository.next_publish_retry(self.platforms_here()),
+                        await self.repository.posts.next_publish_retry(self.platforms_here()),
                     )
                     if when is not None
                 ]
@@ -761,7 +770,7 @@ class QuizService:
                 f"period must be week, month, all or streaks (got {period_word})"
             )
         window = period_window(period, self.clock.now(), _zone(channel.timezone))
-        rows = await self.repository.leaderboard(
+        rows = await self.repository.scores.leaderboard(
             platform=target.platform,
             community=target.community,
             channel_id=channel.id if scope is Scope.CHANNEL else None,
@@ -772,13 +781,13 @@ class QuizService:
         return render.leaderboard(rows, target.platform, scope, period, names)
 
     async def stats_view(self, target: Target, user_id: str) -> render.StatsView:
-        totals = await self.repository.user_totals(target.platform, user_id)
+        totals = await self.repository.scores.user_totals(target.platform, user_id)
         channel = await self.channel(target)
-        current, best = streaks(await self.repository.daily_results(channel.id, user_id))
+        current, best = streaks(await self.repository.scores.daily_results(channel.id, user_id))
         best_anywhere = best
-        for other in await self.repository.daily_channels_of(target.platform, user_id):
+        for other in await self.repository.scores.daily_channels_of(target.platform, user_id):
             if other != channel.id:
-                _, other_best = streaks(await self.repository.daily_results(other, user_id))
+                _, other_best = streaks(await self.repository.scores.daily_results(other, user_id))
                 best_anywhere = max(best_anywhere, other_best)
         per_tag: dict[str, list[int]] = {}
         for question_id, answered, correct in totals.per_question:
@@ -802,27 +811,27 @@ class QuizService:
         return render.stats(await self.stats_view(target, user_id), target.platform)
 
     async def forget_user(self, platform: str, user_id: str) -> int:
-        return await self.repository.forget_user(platform, user_id)
+        return await self.repository.answers.forget_user(platform, user_id)
 
     # -- helpers ------------------------------------------------------------------
 
     async def channel(self, target: Target) -> ChannelInfo:
         key = (target.platform, target.channel)
         if key not in self._channels:
-            self._channels[key] = await self.repository.channel(target, self.clock.now())
+            self._channels[key] = await self.repository.channels.channel(target, self.clock.now())
         return self._channels[key]
 
     async def _target_of(self, quiz: QuizInfo) -> Target:
         for info in self._channels.values():
             if info.id == quiz.channel_id:
                 return info.target
-        return await self.repository.channel_target(quiz.channel_id)
+        return await self.repository.channels.channel_target(quiz.channel_id)
 
     async def _post(self, post_id: int) -> PostInfo | None:
         cached = self._posts.get(post_id)
         if cached is not None:
             return cached
-        post = await self.repository.post(post_id)
+        post = await self.repository.posts.post(post_id)
         if post is not None and post.closed_at is None:
             self._remember(post)
         return post

@@ -13,7 +13,8 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from bot.storage.repository import NewAnswer, Repository
+from bot.storage.answers import AnswerStore
+from bot.storage.records import NewAnswer
 
 log = logging.getLogger(__name__)
 
@@ -21,8 +22,8 @@ MAX_BATCH = 500
 
 
 class AnswerWriter:
-    def __init__(self, repository: Repository) -> None:
-        self.repository = repository
+    def __init__(self, store: AnswerStore) -> None:
+        self.store = store
         self._pending: list[tuple[NewAnswer, asyncio.Future[bool]]] = []
         self._flusher: asyncio.Task[None] | None = None
 
@@ -45,7 +46,7 @@ class AnswerWriter:
         while self._pending:
             batch, self._pending = self._pending[:MAX_BATCH], self._pending[MAX_BATCH:]
             try:
-                counted = await self.repository.record_answers([answer for answer, _ in batch])
+                counted = await self.store.record_answers([answer for answer, _ in batch])
             except Exception:
                 log.warning("a batch of %d answers failed; storing them one by one", len(batch))
                 await self._one_by_one(batch)
@@ -57,7 +58,7 @@ class AnswerWriter:
     async def _one_by_one(self, batch: list[tuple[NewAnswer, asyncio.Future[bool]]]) -> None:
         for answer, future in batch:
             try:
-                [counted] = await self.repository.record_answers([answer])
+                [counted] = await self.store.record_answers([answer])
             except Exception as error:
                 log.warning("could not store an answer to post %s: %s", answer.post.id, error)
                 if not future.done():

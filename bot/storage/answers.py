@@ -1,0 +1,107 @@
+"""Answers to posts: storing them (in one place, `record_answers`), the
+per-post reads the answer path and reveals need, and forgetting a member."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sqlalchemy import delete, func, select
+
+from bot.storage.base import Store, rowcount
+from bot.storage.models import Answer, Channel, Post
+from bot.storage.records import NewAnswer, PostInfo, PostTally
+
+
+class AnswerStore(Store):
+    async def record_answers(self, rows: Sequence[NewAnswer]) -> list[bool]:
+        """Store answers in one short transaction; for each row, whether it counted.
+
+        A row counts when its post is still open and it is the member's first
+        answer to that post: the unique (post, user) constraint settles
+        concurrent clicks, even from several bot processes, and the open check
+        runs in the same transaction that writes.
+        """
+        counted = [False] * len(rows)
+        firsts: dict[tuple[int, str], int] = {}
+        for index, row in enumerate(rows):
+            firsts.setdefault((row.post.id, row.user_id), index)  # a double click in one batch
+        post_ids = sorted({row.post.id for row in rows})
+        async with self._sessions.begin() as session:
+            is_open = select(Post.id, Post.closes_at).where(
+                Post.id.in_(post_ids), Post.closed_at.is_(None)
+            )
+            if self._dialect == "postgresql":
+                # Hold the posts against a concurrent close until these answers
+                # commit, so a reveal counts every answer that was accepted.
+                is_open = is_open.with_for_update(read=True)
+            found = await session.execute(is_open)
+            deadlines = {post_id: closes_at for post_id, closes_at in found}
+            values = [
+                {
+                    "post_id": row.post.id,
+                    "channel_id": row.post.channel_id,
+                    "user_id": row.user_id,
+                    "slot": row.slot,
+                    "correct": row.correct,
+                    "points": row.points,
+                    "answered_at": row.at,
+                    "latency_ms": max(0, int((row.at - row.post.posted_at).total_seconds() * 1000)),
+                }
+                for index, row in enumerate(rows)
+                if firsts[(row.post.id, row.user_id)] == index
+                and row.post.id in deadlines
+                and row.at < deadlines[row.post.id]
+            ]
+            if not values:
+                return counted
+            inserted = await session.execute(
+                self._insert(Answer)
+                .values(values)
+                .on_conflict_do_nothing(index_elements=["post_id", "user_id"])
+                .returning(Answer.post_id, Answer.user_id)
+            )
+            for post_id, user_id in inserted:
+                counted[firsts[(post_id, user_id)]] = True
+        return counted
+
+    async def answer_slot(self, post_id: int, user_id: str) -> int | None:
+        async with self._sessions() as session:
+            found = await session.execute(
+                select(Answer.slot).where(Answer.post_id == post_id, Answer.user_id == user_id)
+            )
+            return found.scalar_one_or_none()
+
+    async def answer_count(self, post_id: int) -> int:
+        async with self._sessions() as session:
+            found = await session.execute(
+                select(func.count(Answer.id)).where(Answer.post_id == post_id)
+            )
+            return int(found.scalar_one())
+
+    async def tally(self, post: PostInfo) -> PostTally:
+        async with self._sessions() as session:
+            by_slot = await session.execute(
+                select(Answer.slot, func.count(Answer.id))
+                .where(Answer.post_id == post.id)
+                .group_by(Answer.slot)
+            )
+            counts = [0] * len(post.option_order)
+            for slot, count in by_slot:
+                if 0 <= slot < len(counts):
+                    counts[slot] = int(count)
+            first = await session.execute(
+                select(Answer.user_id)
+                .where(Answer.post_id == post.id, Answer.correct.is_(True))
+                .order_by(Answer.answered_at, Answer.id)
+                .limit(1)
+            )
+            return PostTally(counts, sum(counts), first.scalar_one_or_none())
+
+    async def forget_user(self, platform: str, user_id: str) -> int:
+        """Delete every answer of the user on the platform; returns how many."""
+        async with self._sessions.begin() as session:
+            on_platform = select(Channel.id).where(Channel.platform == platform)
+            result = await session.execute(
+                delete(Answer).where(Answer.user_id == user_id, Answer.channel_id.in_(on_platform))
+            )
+            return rowcount(result)

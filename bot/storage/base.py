@@ -1,0 +1,104 @@
+"""What every store shares: the session factory, the backend's INSERT, and the
+conversions from rows to the plain records the quiz logic sees.
+
+Each store method is one short transaction and returns plain data, so no
+session outlives a call (SQLite keeps one connection)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import and_, or_
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from bot.chat import Target
+from bot.storage.models import Channel, Post, Quiz, Schedule
+from bot.storage.records import ChannelInfo, PostInfo, QuizInfo, ScheduleInfo
+
+RUNNING = "running"
+
+# A post still being delivered: no message yet, not closed, another try planned.
+UNPUBLISHED = and_(
+    Post.message_id.is_(None), Post.closed_at.is_(None), Post.publish_retry_at.is_not(None)
+)
+PUBLISHED_OR_GIVEN_UP = or_(Post.message_id.is_not(None), Post.publish_retry_at.is_(None))
+
+
+class Store:
+    """Base of the per-area stores: all of them share one session factory."""
+
+    def __init__(self, sessions: async_sessionmaker[AsyncSession], dialect: str) -> None:
+        self._sessions = sessions
+        self._dialect = dialect
+
+    def _insert(self, table: Any) -> Any:
+        """An INSERT that supports ON CONFLICT on this backend."""
+        module = postgresql if self._dialect == "postgresql" else sqlite
+        return module.insert(table)
+
+
+def rowcount(result: Any) -> int:
+    """Rows an UPDATE or DELETE touched (a CursorResult attribute)."""
+    return int(result.rowcount)
+
+
+def channel_info(row: Channel) -> ChannelInfo:
+    return ChannelInfo(
+        row.id,
+        Target(row.platform, row.community, row.channel),
+        row.timezone,
+        row.moderator_role,
+        row.mentions,
+        row.delivery_problem,
+        row.daily_window_hours,
+        row.grace_minutes,
+    )
+
+
+def post_info(post: Post, channel: Channel, expected_players: int | None = None) -> PostInfo:
+    return PostInfo(
+        id=post.id,
+        channel_id=post.channel_id,
+        target=Target(channel.platform, channel.community, channel.channel),
+        quiz_id=post.quiz_id,
+        kind=post.kind,
+        sequence=post.sequence,
+        question_id=post.question_id,
+        option_order=list(post.option_order),
+        correct_slot=post.correct_slot,
+        seconds=post.seconds,
+        posted_at=post.posted_at,
+        closes_at=post.closes_at,
+        closed_at=post.closed_at,
+        message_id=post.message_id,
+        expected_players=expected_players,
+        publish_attempts=post.publish_attempts or 0,
+        publish_by=post.publish_by,
+    )
+
+
+def quiz_info(quiz: Quiz) -> QuizInfo:
+    return QuizInfo(
+        id=quiz.id,
+        channel_id=quiz.channel_id,
+        status=quiz.status,
+        question_ids=list(quiz.question_ids),
+        posted=quiz.posted,
+        seconds=quiz.seconds,
+        expected_players=quiz.expected_players,
+    )
+
+
+def schedule_info(row: Schedule, channel: Channel) -> ScheduleInfo:
+    return ScheduleInfo(
+        id=row.id,
+        channel=channel_info(channel),
+        kind=row.kind,
+        at_time=row.at_time,
+        zone=row.zone,
+        days=list(row.days),
+        bank=row.bank,
+        tag=row.tag,
+        next_fire=row.next_fire,
+    )

@@ -1,0 +1,226 @@
+"""Posted questions: their deadlines, delivery tries, closing and revealing.
+
+Closing a post happens in one place, `claim_close`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import delete, or_, select, update
+
+from bot.storage.base import PUBLISHED_OR_GIVEN_UP, UNPUBLISHED, Store, post_info, rowcount
+from bot.storage.models import Channel, Post, Quiz
+from bot.storage.records import PostInfo
+
+
+def _reveal_free(claimed_before: datetime) -> Any:
+    return or_(Post.reveal_claimed_at.is_(None), Post.reveal_claimed_at < claimed_before)
+
+
+class PostStore(Store):
+    async def post(self, post_id: int) -> PostInfo | None:
+        async with self._sessions() as session:
+            row = (
+                await session.execute(
+                    select(Post, Channel, Quiz.expected_players)
+                    .join(Channel, Channel.id == Post.channel_id)
+                    .outerjoin(Quiz, Quiz.id == Post.quiz_id)
+                    .where(Post.id == post_id)
+                )
+            ).one_or_none()
+            return post_info(row[0], row[1], row[2]) if row else None
+
+    async def set_message_id(self, post_id: int, message_id: str) -> None:
+        async with self._sessions.begin() as session:
+            await session.execute(
+                update(Post).where(Post.id == post_id).values(message_id=message_id)
+            )
+
+    async def open_posts(self, quiz_id: int) -> list[int]:
+        async with self._sessions() as session:
+            rows = await session.execute(
+                select(Post.id).where(Post.quiz_id == quiz_id, Post.closed_at.is_(None))
+            )
+            return list(rows.scalars())
+
+    async def open_post_in_channel(self, channel_id: int) -> int | None:
+        async with self._sessions() as session:
+            rows = await session.execute(
+                select(Post.id)
+                .where(Post.channel_id == channel_id, Post.closed_at.is_(None), Post.kind == "live")
+                .order_by(Post.id.desc())
+                .limit(1)
+            )
+            return rows.scalar_one_or_none()
+
+    async def open_daily_posts(self, channel_id: int, before: int | None = None) -> list[int]:
+        """The channel's open daily questions (older than post `before`, if given)."""
+        query = select(Post.id).where(
+            Post.channel_id == channel_id, Post.kind == "daily", Post.closed_at.is_(None)
+        )
+        if before is not None:
+            query = query.where(Post.id < before)
+        async with self._sessions() as session:
+            return list((await session.execute(query)).scalars())
+
+    async def next_deadline(self) -> datetime | None:
+        async with self._sessions() as session:
+            found = await session.execute(
+                select(Post.closes_at)
+                .where(Post.closed_at.is_(None), PUBLISHED_OR_GIVEN_UP)
+                .order_by(Post.closes_at)
+                .limit(1)
+            )
+            return found.scalar_one_or_none()
+
+    async def due_posts(self, now: datetime) -> list[tuple[int, int | None]]:
+        """(post, quiz) of open posts past their deadline (a post still being
+        delivered has no deadline yet)."""
+        async with self._sessions() as session:
+            rows = await session.execute(
+                select(Post.id, Post.quiz_id)
+                .where(Post.closed_at.is_(None), Post.closes_at <= now, PUBLISHED_OR_GIVEN_UP)
+                .order_by(Post.closes_at)
+            )
+            return [(post_id, quiz_id) for post_id, quiz_id in rows]
+
+    async def next_publish_retry(self, platforms: Sequence[str]) -> datetime | None:
+        async with self._sessions() as session:
+            found = await session.execute(
+                select(Post.publish_retry_at)
+                .join(Channel, Channel.id == Post.channel_id)
+                .where(UNPUBLISHED, Channel.platform.in_(platforms))
+                .order_by(Post.publish_retry_at)
+                .limit(1)
+            )
+            return found.scalar_one_or_none()
+
+    async def due_publishes(
+        self, now: datetime, platforms: Sequence[str]
+    ) -> list[tuple[int, int | None]]:
+        """(post, quiz) of posts not yet delivered whose next try (or whose
+        sender's lease) is due."""
+        async with self._sessions() as session:
+            rows = await session.execute(
+                select(Post.id, Post.quiz_id)
+                .join(Channel, Channel.id == Post.channel_id)
+                .where(UNPUBLISHED, Post.publish_retry_at <= now, Channel.platform.in_(platforms))
+                .order_by(Post.publish_retry_at)
+            )
+            return [(post_id, quiz_id) for post_id, quiz_id in rows]
+
+    async def claim_publish(self, post_id: int, now: datetime, lease: datetime) -> int | None:
+        """Take a due post for one delivery try; its attempt count, or None if
+        someone else holds it, it was delivered, or it was given up."""
+        async with self._sessions.begin() as session:
+            result = await session.execute(
+                update(Post)
+                .where(Post.id == post_id, UNPUBLISHED, Post.publish_retry_at <= now)
+                .values(publish_retry_at=lease)
+                .returning(Post.publish_attempts)
+            )
+            attempts = result.scalar_one_or_none()
+            return None if attempts is None else int(attempts)
+
+    async def published(
+        self, post_id: int, message_id: str, posted_at: datetime, closes_at: datetime
+    ) -> None:
+        """Record the delivered message; the post's clock starts now."""
+        async with self._sessions.begin() as session:
+            await session.execute(
+                update(Post)
+                .where(Post.id == post_id)
+                .values(
+                    message_id=message_id,
+                    posted_at=posted_at,
+                    closes_at=closes_at,
+                    publish_retry_at=None,
+                )
+            )
+
+    async def publish_failed(self, post_id: int, retry_at: datetime) -> None:
+        async with self._sessions.begin() as session:
+            await session.execute(
+                update(Post)
+                .where(Post.id == post_id, Post.message_id.is_(None))
+                .values(
+                    publish_attempts=Post.publish_attempts + 1,
+                    publish_retry_at=retry_at,
+                )
+            )
+
+    async def publish_given_up(self, post_id: int) -> None:
+        """Stop trying to deliver the post (its owner then discards or closes it)."""
+        async with self._sessions.begin() as session:
+            await session.execute(
+                update(Post).where(Post.id == post_id).values(publish_retry_at=None)
+            )
+
+    async def discard_post(self, post_id: int) -> None:
+        """Remove a post that never reached the channel, so it counts for nobody."""
+        async with self._sessions.begin() as session:
+            await session.execute(delete(Post).where(Post.id == post_id))
+
+    async def close_early(self, post_id: int, now: datetime) -> None:
+        """Bring an open post's deadline forward to now."""
+        async with self._sessions.begin() as session:
+            await session.execute(
+                update(Post)
+                .where(Post.id == post_id, Post.closed_at.is_(None), Post.closes_at > now)
+                .values(closes_at=now)
+            )
+
+    async def claim_close(self, post_id: int, now: datetime) -> bool:
+        """Mark the post closed; true only for the one caller that closed it."""
+        async with self._sessions.begin() as session:
+            result = await session.execute(
+                update(Post)
+                .where(Post.id == post_id, Post.closed_at.is_(None))
+                .values(closed_at=now)
+            )
+            return bool(rowcount(result))
+
+    async def unrevealed_posts(self, closed_since: datetime, claimed_before: datetime) -> list[int]:
+        """Posts closed since `closed_since` whose message does not show the answer
+        yet, and that nobody is revealing (no claim, or one older than `claimed_before`)."""
+        async with self._sessions() as session:
+            rows = await session.execute(
+                select(Post.id)
+                .where(
+                    Post.revealed_at.is_(None),
+                    Post.closed_at >= closed_since,
+                    Post.message_id.is_not(None),
+                    _reveal_free(claimed_before),
+                )
+                .order_by(Post.closed_at)
+            )
+            return list(rows.scalars())
+
+    async def claim_reveal(self, post_id: int, now: datetime, claimed_before: datetime) -> bool:
+        """Become the one caller that edits the post's message to show the answer."""
+        async with self._sessions.begin() as session:
+            result = await session.execute(
+                update(Post)
+                .where(Post.id == post_id, Post.revealed_at.is_(None), _reveal_free(claimed_before))
+                .values(reveal_claimed_at=now)
+            )
+            return bool(rowcount(result))
+
+    async def release_reveal(self, post_id: int) -> None:
+        """The reveal failed for now: let the next timer tick try again."""
+        async with self._sessions.begin() as session:
+            await session.execute(
+                update(Post)
+                .where(Post.id == post_id, Post.revealed_at.is_(None))
+                .values(reveal_claimed_at=None)
+            )
+
+    async def mark_revealed(self, post_id: int, now: datetime) -> None:
+        async with self._sessions.begin() as session:
+            await session.execute(
+                update(Post)
+                .where(Post.id == post_id, Post.revealed_at.is_(None))
+                .values(revealed_at=now)
+            )

@@ -1,0 +1,167 @@
+"""Live quizzes, and the per-channel deck their questions are drawn from."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from datetime import datetime
+
+from sqlalchemy import delete, exists, select, update
+from sqlalchemy.exc import IntegrityError
+
+from bot.storage.base import RUNNING, Store, post_info, quiz_info, rowcount
+from bot.storage.models import Channel, DeckSeen, Post, Quiz
+from bot.storage.records import PostInfo, QuizInfo
+
+
+class QuizStore(Store):
+    async def draw(
+        self, channel_id: int, pool: Sequence[str], count: int, rng: random.Random
+    ) -> list[str]:
+        """Draw `count` questions from `pool` that the channel has not seen in this
+        pass; when the pass runs out, start a new one. The deck is persisted; a
+        question counts as seen once it is posted (`post_next`), so questions of
+        a quiz stopped early that were never shown stay in the deck."""
+        async with self._sessions.begin() as session:
+            seen = set(
+                (
+                    await session.execute(
+                        select(DeckSeen.question_id).where(DeckSeen.channel_id == channel_id)
+                    )
+                ).scalars()
+            )
+            pool_set = set(pool)
+            unseen = [q for q in pool if q not in seen]
+            rng.shuffle(unseen)
+            drawn = unseen[:count]
+            if len(drawn) < count:
+                # The pass is over: forget this pool's questions and deal again,
+                # without repeating one already drawn for this quiz.
+                await session.execute(
+                    delete(DeckSeen).where(
+                        DeckSeen.channel_id == channel_id, DeckSeen.question_id.in_(pool_set)
+                    )
+                )
+                rest = [q for q in pool if q not in drawn]
+                rng.shuffle(rest)
+                drawn += rest[: count - len(drawn)]
+            return drawn
+
+    async def create_quiz(
+        self,
+        channel_id: int,
+        question_ids: list[str],
+        *,
+        seconds: int,
+        bank: str | None,
+        tag: str | None,
+        started_by: str,
+        expected_players: int | None,
+        now: datetime,
+    ) -> QuizInfo | None:
+        """The new quiz, or None when the channel already runs one."""
+        try:
+            async with self._sessions.begin() as session:
+                quiz = Quiz(
+                    channel_id=channel_id,
+                    status=RUNNING,
+                    question_ids=question_ids,
+                    posted=0,
+                    seconds=seconds,
+                    bank=bank,
+                    tag=tag,
+                    expected_players=expected_players,
+                    started_by=started_by,
+                    started_at=now,
+                )
+                session.add(quiz)
+                await session.flush()
+                return quiz_info(quiz)
+        except IntegrityError:
+            return None
+
+    async def quiz(self, quiz_id: int) -> QuizInfo | None:
+        async with self._sessions() as session:
+            quiz = await session.get(Quiz, quiz_id)
+            return quiz_info(quiz) if quiz else None
+
+    async def running_quiz(self, channel_id: int) -> QuizInfo | None:
+        async with self._sessions() as session:
+            quiz = (
+                await session.execute(
+                    select(Quiz).where(Quiz.channel_id == channel_id, Quiz.status == RUNNING)
+                )
+            ).scalar_one_or_none()
+            return quiz_info(quiz) if quiz else None
+
+    async def end_quiz(self, quiz_id: int, status: str, now: datetime) -> bool:
+        """Move a running quiz to `status`; true for the one caller that did it."""
+        async with self._sessions.begin() as session:
+            result = await session.execute(
+                update(Quiz)
+                .where(Quiz.id == quiz_id, Quiz.status == RUNNING)
+                .values(status=status, ended_at=now)
+            )
+            return bool(rowcount(result))
+
+    async def stalled_quizzes(self) -> list[int]:
+        """Running quizzes with no open question: a restart (or a crash) came
+        between closing one question and posting the next."""
+        async with self._sessions() as session:
+            open_post = exists().where(Post.quiz_id == Quiz.id, Post.closed_at.is_(None))
+            rows = await session.execute(select(Quiz.id).where(Quiz.status == RUNNING, ~open_post))
+            return list(rows.scalars())
+
+    async def post_next(
+        self,
+        quiz_id: int,
+        expected_posted: int,
+        *,
+        option_order: list[int],
+        correct_slot: int,
+        now: datetime,
+        closes_at: datetime,
+        publish_by: datetime,
+        publish_lease: datetime,
+    ) -> PostInfo | None:
+        """Claim the quiz's next question and create its post in one transaction.
+
+        Returns None if another caller already advanced the quiz, it is not
+        running, or it has no questions left.
+        """
+        async with self._sessions.begin() as session:
+            quiz = await session.get(Quiz, quiz_id)
+            if quiz is None or quiz.status != RUNNING or quiz.posted != expected_posted:
+                return None
+            if quiz.posted >= len(quiz.question_ids):
+                return None
+            claimed = await session.execute(
+                update(Quiz)
+                .where(Quiz.id == quiz_id, Quiz.posted == expected_posted, Quiz.status == RUNNING)
+                .values(posted=expected_posted + 1)
+            )
+            if not rowcount(claimed):
+                return None
+            post = Post(
+                channel_id=quiz.channel_id,
+                quiz_id=quiz_id,
+                kind="live",
+                sequence=expected_posted + 1,
+                question_id=quiz.question_ids[expected_posted],
+                option_order=option_order,
+                correct_slot=correct_slot,
+                seconds=quiz.seconds,
+                posted_at=now,
+                closes_at=closes_at,
+                publish_retry_at=publish_lease,
+                publish_by=publish_by,
+            )
+            session.add(post)
+            await session.execute(
+                self._insert(DeckSeen)
+                .values(channel_id=quiz.channel_id, question_id=post.question_id)
+                .on_conflict_do_nothing()
+            )
+            await session.flush()
+            channel = await session.get_one(Channel, quiz.channel_id)
+            return post_info(post, channel, quiz.expected_players)

@@ -1,0 +1,131 @@
+"""Plain data the stores return and take: no session or ORM object leaves storage."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from bot.chat import Target
+
+
+@dataclass(frozen=True)
+class ChannelInfo:
+    id: int
+    target: Target
+    timezone: str
+    moderator_role: str | None
+    mentions: bool = True
+    delivery_problem: str | None = None
+    daily_window_hours: int = 24
+    grace_minutes: int = 120
+
+
+@dataclass(frozen=True)
+class ScheduleInfo:
+    """A channel's timed post as stored, with the channel settings it needs."""
+
+    id: int
+    channel: ChannelInfo
+    kind: str
+    at_time: str
+    zone: str
+    days: list[int]
+    bank: str | None
+    tag: str | None
+    next_fire: datetime
+
+
+@dataclass(frozen=True)
+class DailyHistory:
+    """A channel's daily questions, oldest first, and who answered them how."""
+
+    posts: list[tuple[int, bool]]  # (post id, closed)
+    answers: dict[str, dict[int, bool]]  # user → post id → correct
+
+
+@dataclass(frozen=True)
+class QuestionScore:
+    question_id: str
+    answered: int
+    correct: int
+
+
+@dataclass(frozen=True)
+class QuizInfo:
+    id: int
+    channel_id: int
+    status: str
+    question_ids: list[str]
+    posted: int
+    seconds: int
+    expected_players: int | None
+
+    @property
+    def total(self) -> int:
+        return len(self.question_ids)
+
+
+@dataclass(frozen=True)
+class PostInfo:
+    """What the answer path needs about a post; all of it is fixed at posting."""
+
+    id: int
+    channel_id: int
+    target: Target
+    quiz_id: int | None
+    kind: str
+    sequence: int | None
+    question_id: str
+    option_order: list[int]
+    correct_slot: int
+    seconds: int
+    posted_at: datetime
+    closes_at: datetime
+    closed_at: datetime | None
+    message_id: str | None
+    # A live quiz may close a question early once this many members answered.
+    expected_players: int | None = None
+    # Delivery: tries that failed so far, and when to stop trying.
+    publish_attempts: int = 0
+    publish_by: datetime | None = None
+
+
+@dataclass(frozen=True)
+class NewAnswer:
+    post: PostInfo
+    user_id: str
+    slot: int
+    correct: bool
+    points: int
+    at: datetime
+
+
+@dataclass(frozen=True)
+class PostTally:
+    counts: list[int]  # answers per slot
+    total: int
+    first_correct_user: str | None
+
+
+@dataclass(frozen=True)
+class RankRow:
+    user_id: str
+    points: int
+    correct: int
+    answered: int
+
+
+@dataclass(frozen=True)
+class QuizResult:
+    rows: list[RankRow]
+    participants: int
+    answers: int
+    correct: int
+
+
+@dataclass(frozen=True)
+class UserTotals:
+    answered: int
+    correct: int
+    points: int
+    per_question: list[tuple[str, int, int]]  # (question id, answered, correct)

@@ -1,0 +1,155 @@
+"""Channels' timed posts: the rule, its next fire time, and claiming a due slot."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import delete, select, update
+
+from bot.storage.base import Store, post_info, rowcount, schedule_info
+from bot.storage.models import Channel, DeckSeen, Post, Schedule
+from bot.storage.records import PostInfo, ScheduleInfo
+
+
+class ScheduleStore(Store):
+    async def set_schedule(
+        self,
+        channel_id: int,
+        kind: str,
+        *,
+        at_time: str,
+        zone: str,
+        days: list[int],
+        bank: str | None,
+        tag: str | None,
+        next_fire: datetime,
+        created_by: str,
+        now: datetime,
+    ) -> None:
+        """Create the channel's schedule of this kind, or replace its rule."""
+        values = {
+            "at_time": at_time,
+            "zone": zone,
+            "days": days,
+            "bank": bank,
+            "tag": tag,
+            "next_fire": next_fire,
+            "created_by": created_by,
+            "updated_at": now,
+        }
+        async with self._sessions.begin() as session:
+            await session.execute(
+                self._insert(Schedule)
+                .values(channel_id=channel_id, kind=kind, **values)
+                .on_conflict_do_update(index_elements=["channel_id", "kind"], set_=values)
+            )
+
+    async def schedules_of(self, channel_id: int) -> list[ScheduleInfo]:
+        async with self._sessions() as session:
+            rows = await session.execute(
+                select(Schedule, Channel)
+                .join(Channel, Channel.id == Schedule.channel_id)
+                .where(Schedule.channel_id == channel_id)
+                .order_by(Schedule.kind)
+            )
+            return [schedule_info(schedule, channel) for schedule, channel in rows]
+
+    async def delete_schedules(self, channel_id: int, kinds: Sequence[str]) -> int:
+        async with self._sessions.begin() as session:
+            result = await session.execute(
+                delete(Schedule).where(Schedule.channel_id == channel_id, Schedule.kind.in_(kinds))
+            )
+            return rowcount(result)
+
+    def _schedulable(self, platforms: Sequence[str]) -> Any:
+        """Schedules of channels on these platforms whose posts the platform accepts."""
+        return (
+            select(Schedule, Channel)
+            .join(Channel, Channel.id == Schedule.channel_id)
+            .where(Channel.platform.in_(platforms), Channel.delivery_problem.is_(None))
+        )
+
+    async def due_schedules(
+        self, now: datetime, platforms: Sequence[str], limit: int = 1000
+    ) -> list[ScheduleInfo]:
+        """Schedules whose next fire time has come, earliest first."""
+        async with self._sessions() as session:
+            rows = await session.execute(
+                self._schedulable(platforms)
+                .where(Schedule.next_fire <= now)
+                .order_by(Schedule.next_fire, Schedule.id)
+                .limit(limit)
+            )
+            return [schedule_info(schedule, channel) for schedule, channel in rows]
+
+    async def next_schedule_fire(self, platforms: Sequence[str]) -> datetime | None:
+        async with self._sessions() as session:
+            found = await session.execute(
+                self._schedulable(platforms)
+                .with_only_columns(Schedule.next_fire)
+                .order_by(Schedule.next_fire)
+                .limit(1)
+            )
+            return found.scalar_one_or_none()
+
+    async def claim_schedule(self, schedule_id: int, fired: datetime, next_fire: datetime) -> bool:
+        """Move a due schedule on to its next fire time; true only for the one
+        caller (of any process) that did, which is then the one that posts."""
+        async with self._sessions.begin() as session:
+            result = await session.execute(
+                update(Schedule)
+                .where(Schedule.id == schedule_id, Schedule.next_fire == fired)
+                .values(next_fire=next_fire)
+            )
+            return bool(rowcount(result))
+
+    async def post_daily(
+        self,
+        channel_id: int,
+        question_id: str,
+        *,
+        option_order: list[int],
+        correct_slot: int,
+        now: datetime,
+        closes_at: datetime,
+        publish_by: datetime,
+        publish_lease: datetime,
+        claim: tuple[int, datetime, datetime] | None = None,
+    ) -> PostInfo | None:
+        """Create a daily question's post and count the question as seen.
+
+        With `claim` (schedule id, due fire time, next fire time), the schedule
+        is moved on in the same transaction, so a crash can never leave a slot
+        claimed without its post; None if another caller claimed it first."""
+        async with self._sessions.begin() as session:
+            if claim is not None:
+                schedule_id, fired, following = claim
+                claimed = await session.execute(
+                    update(Schedule)
+                    .where(Schedule.id == schedule_id, Schedule.next_fire == fired)
+                    .values(next_fire=following)
+                )
+                if not rowcount(claimed):
+                    return None
+            post = Post(
+                channel_id=channel_id,
+                kind="daily",
+                question_id=question_id,
+                option_order=option_order,
+                correct_slot=correct_slot,
+                seconds=int((closes_at - now).total_seconds()),
+                posted_at=now,
+                closes_at=closes_at,
+                publish_retry_at=publish_lease,
+                publish_by=publish_by,
+            )
+            session.add(post)
+            await session.execute(
+                self._insert(DeckSeen)
+                .values(channel_id=channel_id, question_id=question_id)
+                .on_conflict_do_nothing()
+            )
+            await session.flush()
+            return post_info(post, await session.get_one(Channel, channel_id))
