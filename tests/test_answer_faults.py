@@ -58,7 +58,7 @@ async def test_one_bad_row_in_a_batch_costs_no_other_click_its_answer(host: Host
     rows = [*good[:15], bad, *good[15:]]
 
     results = await asyncio.gather(
-        *(host.service.answers.record(row) for row in rows), return_exceptions=True
+        *(host.service.answer_writer.record(row) for row in rows), return_exceptions=True
     )
 
     assert sum(result is True for result in results) == 29

@@ -140,7 +140,7 @@ async def test_a_crash_between_closing_and_revealing_is_repaired_after_restart(
     await host.start(questions=2, seconds=30)
     first = host.current()
     await host.answer("ana", correct=False)
-    post = await host.service._post(_post_id(first))
+    post = await host.service.posting.post(_post_id(first))
     assert post is not None
     # The old process claimed the close and died before editing or moving on.
     clock.advance(31)

@@ -92,6 +92,19 @@ def check_range(name: str, value: int, low: int, high: int) -> str | None:
     return f"{name} must be between {low} and {high} (got {value})"
 
 
+def as_int(value: int | str | None, default: int) -> int | None:
+    """A whole number typed in a command option; `default` when left out,
+    None when it is not a whole number."""
+    if value is None or value == "":
+        return default
+    if isinstance(value, int):
+        return value
+    try:
+        return int(value.strip())
+    except ValueError:  # "ten", "3.5", "--5", "²" (a digit int() refuses)
+        return None
+
+
 def streaks(results: list[bool]) -> tuple[int, int]:
     """(current, best) streak from a member's daily results in posting order.
 

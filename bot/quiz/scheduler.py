@@ -10,22 +10,21 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping
+import random
+from collections.abc import Callable, Mapping
 from datetime import date, datetime, time, timedelta
 from functools import partial
-from typing import TYPE_CHECKING
 
 from bot.chat import DeliveryError, OutMessage, Target
+from bot.clock import Clock
 from bot.quiz import render
+from bot.quiz.bank import Catalog
+from bot.quiz.channels import ChannelSettings
+from bot.quiz.connections import Connections
 from bot.quiz.delivery import PUBLISH_LEASE, within_deadline
-from bot.quiz.rules import (
-    LEADERBOARD_SIZE,
-    STREAK_LEADERS,
-    Window,
-    shuffled_order,
-    streak_leaders,
-    streak_table,
-)
+from bot.quiz.jobs import Jobs
+from bot.quiz.posting import Posting
+from bot.quiz.rules import LEADERBOARD_SIZE, Window, shuffled_order
 from bot.quiz.schedule import (
     Rule,
     ScheduleError,
@@ -37,10 +36,9 @@ from bot.quiz.schedule import (
     parse_weekday,
     parse_zone,
 )
-from bot.storage.records import ScheduleInfo
-
-if TYPE_CHECKING:
-    from bot.quiz.service import QuizService
+from bot.quiz.scores import Scores
+from bot.storage.records import PostInfo, ScheduleInfo
+from bot.storage.repository import Repository
 
 log = logging.getLogger(__name__)
 
@@ -61,9 +59,29 @@ MAX_MISSED_SLOTS = 1000
 
 
 class Scheduler:
-    def __init__(self, service: QuizService) -> None:
-        self.service = service
-        self.repository = service.repository
+    def __init__(
+        self,
+        repository: Repository,
+        catalog: Catalog,
+        clock: Clock,
+        rng: random.Random,
+        connections: Connections,
+        channels: ChannelSettings,
+        posting: Posting,
+        scores: Scores,
+        jobs: Jobs,
+        wake: Callable[[], None],
+    ) -> None:
+        self.repository = repository
+        self.catalog = catalog
+        self.clock = clock
+        self.rng = rng
+        self.connections = connections
+        self.channels = channels
+        self.posting = posting
+        self.scores = scores
+        self.jobs = jobs
+        self.wake = wake  # a schedule changed: the timer loop looks again
         self._slots = asyncio.Semaphore(CONCURRENT_POSTS)
 
     # -- commands ------------------------------------------------------------------
@@ -88,19 +106,19 @@ class Scheduler:
         return await self.show(target)
 
     async def show(self, target: Target) -> OutMessage:
-        channel = await self.service.channel(target)
+        channel = await self.channels.channel(target)
         found = await self.repository.schedules.schedules_of(channel.id)
         return render.schedule_list([self._view(schedule) for schedule in found], channel)
 
     async def _set_daily(self, target: Target, user_id: str, args: Mapping[str, str]) -> OutMessage:
-        channel = await self.service.channel(target)
+        channel = await self.channels.channel(target)
         rule = Rule(
             at=parse_time(args["time"]),
             zone=parse_zone(args.get("timezone") or channel.timezone),
             days=parse_days(args["days"]) if args.get("days") else ALL_DAYS,
         )
         bank, tag = args.get("bank") or None, args.get("tag") or None
-        catalog = self.service.catalog
+        catalog = self.catalog
         if bank and bank not in catalog.banks:
             return render.unknown_bank(bank, sorted(catalog.banks))
         if not catalog.pool(bank, tag):
@@ -110,7 +128,7 @@ class Scheduler:
     async def _set_leaderboard(
         self, target: Target, user_id: str, args: Mapping[str, str]
     ) -> OutMessage:
-        channel = await self.service.channel(target)
+        channel = await self.channels.channel(target)
         rule = Rule(
             at=parse_time(args["time"]),
             zone=parse_zone(args.get("timezone") or channel.timezone),
@@ -127,8 +145,8 @@ class Scheduler:
         bank: str | None,
         tag: str | None,
     ) -> OutMessage:
-        channel = await self.service.channel(target)
-        now = self.service.clock.now()
+        channel = await self.channels.channel(target)
+        now = self.clock.now()
         view = render.ScheduleView(
             kind=kind,
             at_time=rule.at.strftime("%H:%M"),
@@ -150,14 +168,14 @@ class Scheduler:
             created_by=user_id,
             now=now,
         )
-        self.service.wake()
+        self.wake()
         return render.schedule_saved(view)
 
     async def _turn_off(self, target: Target, which: str | None) -> OutMessage:
         kinds = list(KINDS) if not which or which.lower() in ("all", "both") else [which.lower()]
         if kinds[0] not in KINDS:
             return render.not_a_schedule(which or "")
-        channel = await self.service.channel(target)
+        channel = await self.channels.channel(target)
         removed = await self.repository.schedules.delete_schedules(channel.id, kinds)
         return render.schedules_off(kinds, removed)
 
@@ -177,15 +195,15 @@ class Scheduler:
 
     async def next_fire(self) -> datetime | None:
         """When the earliest schedule this process can post is due."""
-        return await self.repository.schedules.next_schedule_fire(self.service.platforms_here())
+        return await self.repository.schedules.next_schedule_fire(self.connections.platforms_here())
 
     async def due(self, now: datetime) -> list[ScheduleInfo]:
-        return await self.repository.schedules.due_schedules(now, self.service.platforms_here())
+        return await self.repository.schedules.due_schedules(now, self.connections.platforms_here())
 
     def start(self, due: list[ScheduleInfo], now: datetime) -> list[asyncio.Task[None]]:
-        """Fire each due schedule in its own task (see `QuizService.start_due_work`)."""
+        """Fire each due schedule in its own task (see `Timers.start_due_work`)."""
         return [
-            self.service.jobs.start(("schedule", schedule.id), partial(self._fire, schedule, now))
+            self.jobs.start(("schedule", schedule.id), partial(self._fire, schedule, now))
             for schedule in due
         ]
 
@@ -224,18 +242,18 @@ class Scheduler:
         """Claim the slot and create its post in one transaction, then send it.
         A passing failure is retried until `publish_by` (the end of the grace
         window); a crash after the claim leaves the post for the next start."""
-        service, channel = self.service, schedule.channel
-        pool = service.catalog.pool(schedule.bank, schedule.tag)
+        channel = schedule.channel
+        pool = self.catalog.pool(schedule.bank, schedule.tag)
         question = None
         if pool:
-            [question_id] = await self.repository.quizzes.draw(channel.id, pool, 1, service.rng)
-            question = service.catalog.question(question_id)
+            [question_id] = await self.repository.quizzes.draw(channel.id, pool, 1, self.rng)
+            question = self.catalog.question(question_id)
         if question is None:
             log.warning("no questions for the daily post in %s", channel.target)
             await self.repository.schedules.claim_schedule(schedule.id, *claim)
             return
-        order = shuffled_order(len(question.options), service.rng)
-        now = service.clock.now()
+        order = shuffled_order(len(question.options), self.rng)
+        now = self.clock.now()
         post = await self.repository.schedules.post_daily(
             channel.id,
             question.id,
@@ -250,10 +268,27 @@ class Scheduler:
         if post is None:
             return  # another process claimed this slot
         # Today's question closes yesterday's (which reveals it with streaks).
-        await service.close_older_dailies(post)
-        if (await service.deliver(post, None)).refused:
+        await self.close_older_dailies(post)
+        if (await self.posting.deliver(post, None)).refused:
             # Never seen by anyone: it must not break (or extend) a streak.
             await self.repository.posts.discard_post(post.id)
+
+    async def retry_delivery(self, post_id: int) -> None:
+        """The timer loop's next try at a daily question not delivered yet."""
+        post = await self.posting.claim_retry(post_id)
+        if post is None:
+            return
+        outcome = await self.posting.give_up_if_late(post)
+        if outcome is None:
+            await self.close_older_dailies(post)
+            outcome = await self.posting.deliver(post, None)
+        if outcome.refused:
+            await self.repository.posts.discard_post(post.id)
+
+    async def close_older_dailies(self, post: PostInfo) -> None:
+        """Today's daily question closes (and reveals) the channel's earlier ones."""
+        for older in await self.repository.posts.open_daily_posts(post.channel_id, before=post.id):
+            await self.posting.close(older)
 
     async def _post_weekly(self, schedule: ScheduleInfo, local_day: date) -> None:
         target, zone = schedule.channel.target, parse_zone(schedule.zone)
@@ -269,21 +304,21 @@ class Scheduler:
             window=window,
             limit=LEADERBOARD_SIZE,
         )
-        leaders = await self.streak_leaders(schedule.channel.id)
+        leaders = await self.scores.streak_leaders(schedule.channel.id)
         scores = await self.repository.scores.question_scores(schedule.channel.id, window)
         hardest = min(scores, key=lambda s: (s.correct / s.answered, -s.answered), default=None)
-        question = self.service.catalog.question(hardest.question_id) if hardest else None
+        question = self.catalog.question(hardest.question_id) if hardest else None
         hard = (
             render.Hardest(question.prompt, hardest.correct, hardest.answered)
             if hardest and question
             else None
         )
         users = [row.user_id for row in rows] + [user for user, _ in leaders]
-        adapter = self.service.adapters.get(target.platform)
+        adapter = self.connections.get(target.platform)
         if adapter is None:
             return
         try:
-            names = await self.service.names(target, users)
+            names = await self.channels.names(target, users)
             await within_deadline(
                 adapter.send(
                     target,
@@ -294,17 +329,7 @@ class Scheduler:
             )
         except DeliveryError as error:
             log.warning("cannot post the weekly leaderboard in %s: %s", target, error)
-            await self.service.delivery_failed(target, error)
-
-    # -- streaks ------------------------------------------------------------------
-
-    async def streaks(self, channel_id: int) -> dict[str, tuple[int, int]]:
-        """Every member's (current, best) daily streak in the channel."""
-        history = await self.repository.scores.daily_history(channel_id)
-        return streak_table(history.posts, history.answers)
-
-    async def streak_leaders(self, channel_id: int) -> list[tuple[str, int]]:
-        return streak_leaders(await self.streaks(channel_id), STREAK_LEADERS)
+            await self.channels.delivery_failed(target, error)
 
 
 def _rule_of(schedule: ScheduleInfo) -> Rule:

@@ -1,0 +1,85 @@
+"""The click path: check a button click against its post, store the answer
+(group-committed), reply privately, and close a live question early once
+everyone expected has answered."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from bot.chat import Interaction, OutMessage
+from bot.clock import Clock
+from bot.quiz import render
+from bot.quiz.bank import Catalog
+from bot.quiz.posting import Posting
+from bot.quiz.rules import points_for
+from bot.quiz.scores import Scores
+from bot.storage.answer_writer import AnswerWriter
+from bot.storage.records import NewAnswer, PostInfo
+from bot.storage.repository import Repository
+
+
+class Answers:
+    def __init__(
+        self,
+        repository: Repository,
+        writer: AnswerWriter,
+        catalog: Catalog,
+        clock: Clock,
+        posting: Posting,
+        scores: Scores,
+        wake: Callable[[], None],
+    ) -> None:
+        self.repository = repository
+        self.writer = writer
+        self.catalog = catalog
+        self.clock = clock
+        self.posting = posting
+        self.scores = scores
+        self.wake = wake
+
+    async def answer(self, interaction: Interaction) -> OutMessage:
+        parsed = render.parse_answer_custom_id(interaction.custom_id)
+        if parsed is None:
+            return render.unknown_question()
+        post_id, slot = parsed
+        post = await self.posting.post(post_id)
+        if (
+            post is None
+            or post.target.platform != interaction.target.platform
+            or post.target.channel != interaction.target.channel
+            or slot >= len(post.option_order)
+        ):
+            return render.unknown_question()
+        now = self.clock.now()
+        if post.closed_at is not None or now >= post.closes_at:
+            return render.question_closed(post.correct_slot)
+
+        live = post.kind == "live"
+        correct = slot == post.correct_slot
+        time_left = (post.closes_at - now).total_seconds()
+        points = points_for(correct, live=live, time_left=time_left, time_limit=post.seconds)
+        stored = await self.writer.record(
+            NewAnswer(post, interaction.user_id, slot, correct, points, now)
+        )
+        if not stored:
+            earlier = await self.repository.answers.answer_slot(post.id, interaction.user_id)
+            if earlier is not None:
+                return render.already_answered(earlier)
+            return render.question_closed(post.correct_slot)
+
+        if live and post.quiz_id is not None:
+            await self._close_when_everyone_answered(post)
+            return render.locked_in(slot)
+        question = self.catalog.question(post.question_id)
+        explanation = question.explanation if question else ""
+        streak = None
+        if post.kind == "daily":
+            streak = await self.scores.current_streak(post.channel_id, interaction.user_id)
+        return render.daily_feedback(slot, correct, post.correct_slot, explanation, streak)
+
+    async def _close_when_everyone_answered(self, post: PostInfo) -> None:
+        if post.expected_players is None:
+            return
+        if await self.repository.answers.answer_count(post.id) >= post.expected_players:
+            await self.repository.posts.close_early(post.id, self.clock.now())
+            self.wake()

@@ -1,0 +1,132 @@
+"""Channel settings: the channel record (cached), `/quiz config`, remembering
+that a platform refused our posts, and display names where mentions are off."""
+
+from __future__ import annotations
+
+import logging
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from bot.chat import DeliveryError, OutMessage, Target
+from bot.clock import Clock
+from bot.quiz import render
+from bot.quiz.connections import Connections
+from bot.quiz.delivery import within_deadline
+from bot.quiz.rules import (
+    MAX_DAILY_WINDOW_HOURS,
+    MAX_GRACE_MINUTES,
+    MIN_DAILY_WINDOW_HOURS,
+    MIN_GRACE_MINUTES,
+    as_int,
+    check_range,
+)
+from bot.storage.channels import ChannelStore
+from bot.storage.records import ChannelInfo
+
+log = logging.getLogger(__name__)
+
+# Whole-number channel settings: key → (name in errors, channel column, limits).
+NUMBER_SETTINGS = {
+    "daily-window": (
+        "daily-window (hours)",
+        "daily_window_hours",
+        MIN_DAILY_WINDOW_HOURS,
+        MAX_DAILY_WINDOW_HOURS,
+    ),
+    "grace": ("grace (minutes)", "grace_minutes", MIN_GRACE_MINUTES, MAX_GRACE_MINUTES),
+}
+CLEAR_WORDS = {"none", "off", "-", "clear"}
+ON_OFF = {"on": True, "off": False, "yes": True, "no": False, "true": True, "false": False}
+
+
+class ChannelSettings:
+    def __init__(self, store: ChannelStore, connections: Connections, clock: Clock) -> None:
+        self.store = store
+        self.connections = connections
+        self.clock = clock
+        self._channels: dict[tuple[str, str], ChannelInfo] = {}
+
+    async def channel(self, target: Target) -> ChannelInfo:
+        """The channel's settings, created on first use (cached: this process
+        is the only one that changes them)."""
+        key = (target.platform, target.channel)
+        if key not in self._channels:
+            self._channels[key] = await self.store.channel(target, self.clock.now())
+        return self._channels[key]
+
+    async def target_of(self, channel_id: int) -> Target:
+        for info in self._channels.values():
+            if info.id == channel_id:
+                return info.target
+        return await self.store.channel_target(channel_id)
+
+    async def configure(self, target: Target, key: str | None, value: str | None) -> OutMessage:
+        """`config show` (no key) or `config set <key> <value>`."""
+        channel = await self.channel(target)
+        if key is None:
+            return render.channel_settings(channel)
+        key = key.lower()
+        if key not in render.CONFIG_KEYS:
+            return render.unknown_setting(key)
+        if value is None or not value.strip():
+            return render.setting_needs_value(key)
+        value = value.strip()
+        if key in ("moderator-role", "moderator-group"):
+            cleared = value.lower() in CLEAR_WORDS
+            role = None if cleared else value.lstrip("@")
+            channel = await self.update_channel(channel, moderator_role=role)
+        elif key == "mentions":
+            switch = ON_OFF.get(value.lower())
+            if switch is None:
+                return render.bad_value(f"mentions must be on or off (got {value})")
+            channel = await self.update_channel(channel, mentions=switch)
+        elif key == "timezone":
+            if not _known_zone(value):
+                return render.unknown_timezone(value)
+            channel = await self.update_channel(channel, timezone=value)
+        elif key in NUMBER_SETTINGS:
+            label, column, low, high = NUMBER_SETTINGS[key]
+            number = as_int(value, 0)
+            problem = (
+                f"{label} must be a whole number (got {value})"
+                if number is None
+                else check_range(label, number, low, high)
+            )
+            if problem:
+                return render.bad_value(problem)
+            channel = await self.update_channel(channel, **{column: number})
+        return render.setting_changed(key, channel)
+
+    async def update_channel(
+        self, channel: ChannelInfo, **values: str | bool | int | None
+    ) -> ChannelInfo:
+        updated = await self.store.update_channel(channel.id, **values)
+        self._channels[(updated.target.platform, updated.target.channel)] = updated
+        return updated
+
+    async def delivery_failed(self, target: Target, error: DeliveryError) -> None:
+        """Remember why the platform refused a post here, so timed posts stop
+        and moderators are told (see `render.channel_settings`)."""
+        if not error.permanent:
+            return
+        channel = await self.channel(target)
+        await self.update_channel(channel, delivery_problem=str(error)[:300])
+
+    async def names(self, target: Target, user_ids: list[str]) -> dict[str, str] | None:
+        """Display names for a channel post where mentions are off; None means mention."""
+        channel = await self.channel(target)
+        adapter = self.connections.get(target.platform)
+        if channel.mentions or adapter is None or not user_ids:
+            return None
+        try:
+            return await within_deadline(adapter.display_names(target, user_ids))
+        except Exception:
+            log.warning("could not look up display names in %s", target, exc_info=True)
+            return {}
+
+
+def _known_zone(name: str) -> bool:
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        return False
+    return True

@@ -1,0 +1,25 @@
+"""The chat platforms this process is connected to, by platform name."""
+
+from __future__ import annotations
+
+from bot.chat import Adapter, Target
+
+
+class Connections:
+    def __init__(self) -> None:
+        self.adapters: dict[str, Adapter] = {}
+
+    def register(self, adapter: Adapter) -> None:
+        self.adapters[adapter.platform] = adapter
+
+    def get(self, platform: str) -> Adapter | None:
+        return self.adapters.get(platform)
+
+    def serves(self, target: Target) -> bool:
+        """Whether this process can post on the target's platform right now."""
+        adapter = self.adapters.get(target.platform)
+        return adapter is not None and adapter.connected
+
+    def platforms_here(self) -> list[str]:
+        """The platforms this process can post on right now."""
+        return [name for name, adapter in self.adapters.items() if adapter.connected]

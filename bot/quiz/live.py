@@ -1,0 +1,256 @@
+"""Live quizzes: `/quiz start|stop|skip`, posting each next question when the
+previous one closes, and the scoreboard at the end."""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections.abc import Callable
+from datetime import timedelta
+
+from bot.chat import DeliveryError, OutMessage, Target
+from bot.clock import Clock
+from bot.quiz import render
+from bot.quiz.bank import Catalog
+from bot.quiz.channels import ChannelSettings
+from bot.quiz.connections import Connections
+from bot.quiz.delivery import LIVE_PUBLISH_WINDOW, PUBLISH_LEASE, within_deadline
+from bot.quiz.posting import Delivery, Posting
+from bot.quiz.rules import (
+    DEFAULT_QUESTIONS,
+    DEFAULT_SECONDS,
+    LEADERBOARD_SIZE,
+    MAX_QUESTIONS,
+    MAX_SECONDS,
+    MIN_QUESTIONS,
+    MIN_SECONDS,
+    as_int,
+    check_range,
+    shuffled_order,
+)
+from bot.storage.records import PostInfo, QuizInfo
+from bot.storage.repository import Repository
+
+log = logging.getLogger(__name__)
+
+
+class LiveQuizzes:
+    def __init__(
+        self,
+        repository: Repository,
+        catalog: Catalog,
+        clock: Clock,
+        rng: random.Random,
+        connections: Connections,
+        channels: ChannelSettings,
+        posting: Posting,
+    ) -> None:
+        self.repository = repository
+        self.catalog = catalog
+        self.clock = clock
+        self.rng = rng
+        self.connections = connections
+        self.channels = channels
+        self.posting = posting
+        self._quiz_end_listeners: list[Callable[[Target], None]] = []
+
+    def on_quiz_end(self, listener: Callable[[Target], None]) -> None:
+        """Call `listener(channel)` whenever a live quiz ends, however it ended."""
+        self._quiz_end_listeners.append(listener)
+
+    def _quiz_ended(self, target: Target) -> None:
+        for listener in self._quiz_end_listeners:
+            listener(target)
+
+    # -- commands -----------------------------------------------------------------
+
+    async def start(
+        self,
+        target: Target,
+        user_id: str,
+        *,
+        questions: int | str | None = None,
+        seconds: int | str | None = None,
+        bank: str | None = None,
+        tag: str | None = None,
+        expected_players: int | None = None,
+    ) -> OutMessage:
+        count = as_int(questions, DEFAULT_QUESTIONS)
+        limit = as_int(seconds, DEFAULT_SECONDS)
+        if count is None:
+            return render.bad_value(f"questions must be a whole number (got {questions})")
+        if limit is None:
+            return render.bad_value(f"seconds must be a whole number (got {seconds})")
+        problem = check_range("questions", count, MIN_QUESTIONS, MAX_QUESTIONS) or check_range(
+            "seconds", limit, MIN_SECONDS, MAX_SECONDS
+        )
+        if problem:
+            return render.bad_value(problem)
+        if bank and bank not in self.catalog.banks:
+            return render.unknown_bank(bank, sorted(self.catalog.banks))
+        pool = self.catalog.pool(bank, tag)
+        if not pool:
+            return render.no_questions(bank, tag)
+
+        quizzes = self.repository.quizzes
+        channel = await self.channels.channel(target)
+        if await quizzes.running_quiz(channel.id):
+            return render.quiz_already_running()
+        drawn = await quizzes.draw(channel.id, pool, min(count, len(pool)), self.rng)
+        quiz = await quizzes.create_quiz(
+            channel.id,
+            drawn,
+            seconds=limit,
+            bank=bank,
+            tag=tag,
+            started_by=user_id,
+            expected_players=expected_players,
+            now=self.clock.now(),
+        )
+        if quiz is None:
+            return render.quiz_already_running()
+        outcome = await self._post_next(quiz, announce_failure=False)
+        if outcome is not None and outcome.refused:
+            return render.cannot_post(outcome.problem or "refused")
+        if channel.delivery_problem is not None:
+            await self.channels.update_channel(channel, delivery_problem=None)
+        if outcome is not None and outcome.retrying:
+            return render.quiz_start_delayed(quiz.total, limit, outcome.problem or "no answer")
+        return render.quiz_started(quiz.total, limit)
+
+    async def stop(self, target: Target) -> OutMessage:
+        channel = await self.channels.channel(target)
+        quizzes = self.repository.quizzes
+        quiz = await quizzes.running_quiz(channel.id)
+        if quiz is None or not await quizzes.end_quiz(quiz.id, "stopped", self.clock.now()):
+            return render.no_quiz_running()
+        for post_id in await self.repository.posts.open_posts(quiz.id):
+            await self.close_post(post_id)
+        await self._post_scoreboard(quiz, channel.target, stopped=True)
+        return render.quiz_stopped()
+
+    async def skip(self, target: Target) -> OutMessage:
+        channel = await self.channels.channel(target)
+        post_id = await self.repository.posts.open_post_in_channel(channel.id)
+        if post_id is None:
+            return render.no_quiz_running()
+        await self.close_post(post_id)
+        return render.question_skipped()
+
+    # -- moving on ----------------------------------------------------------------
+
+    async def close_post(self, post_id: int) -> None:
+        """Close a post (see `Posting.close`); a live quiz's then moves on to its
+        next question. Daily posts close through here too: they have no quiz."""
+        post = await self.posting.close(post_id)
+        if post is not None and post.quiz_id is not None:
+            await self.advance(post.quiz_id, after=post.sequence)
+
+    async def advance(self, quiz_id: int, after: int | None = None) -> None:
+        """Post the quiz's next question. `after` is the number of the question that
+        just closed; if the quiz has moved past it, someone else already advanced."""
+        quiz = await self.repository.quizzes.quiz(quiz_id)
+        if quiz is None or quiz.status != "running":
+            return
+        if after is not None and quiz.posted != after:
+            return
+        if not self.connections.serves(await self.channels.target_of(quiz.channel_id)):
+            return  # left for when this platform (re)connects, or for another process
+        await self._post_next(quiz)
+
+    async def _post_next(self, quiz: QuizInfo, *, announce_failure: bool = True) -> Delivery | None:
+        """Post the quiz's next question, or finish it when none is left.
+
+        Returns how the first delivery try went (None when nothing was posted).
+        A passing failure is retried by the timer loop for about a minute; a
+        refusal ends the quiz (and, unless `announce_failure` is false because
+        the caller reports it, says so in the channel)."""
+        if quiz.posted >= quiz.total:
+            await self._finish(quiz)
+            return None
+        question = self.catalog.question(quiz.question_ids[quiz.posted])
+        if question is None:
+            # The bank changed under a running quiz: skip the missing question.
+            log.warning(
+                "question %s is gone; ending quiz %s", quiz.question_ids[quiz.posted], quiz.id
+            )
+            if await self.repository.quizzes.end_quiz(quiz.id, "failed", self.clock.now()):
+                self._quiz_ended(await self.channels.target_of(quiz.channel_id))
+            return Delivery.refusal("a question of this quiz is no longer in its bank")
+        order = shuffled_order(len(question.options), self.rng)
+        now = self.clock.now()
+        post = await self.repository.quizzes.post_next(
+            quiz.id,
+            quiz.posted,
+            option_order=order,
+            correct_slot=order.index(question.answer_index),
+            now=now,
+            closes_at=now + timedelta(seconds=quiz.seconds),
+            publish_by=now + LIVE_PUBLISH_WINDOW,
+            publish_lease=now + PUBLISH_LEASE,
+        )
+        if post is None:
+            return None  # another caller advanced this quiz
+        outcome = await self.posting.deliver(post, quiz.total)
+        if outcome.refused:
+            await self._post_failed(post, outcome.problem, announce=announce_failure)
+        return outcome
+
+    async def retry_delivery(self, post_id: int) -> None:
+        """The timer loop's next try at a live question not delivered yet."""
+        post = await self.posting.claim_retry(post_id)
+        if post is None or post.quiz_id is None:
+            return
+        quiz = await self.repository.quizzes.quiz(post.quiz_id)
+        if quiz is None or quiz.status != "running":
+            await self.repository.posts.publish_given_up(post.id)
+            await self.repository.posts.claim_close(post.id, self.clock.now())
+            return
+        outcome = await self.posting.give_up_if_late(post) or await self.posting.deliver(
+            post, quiz.total
+        )
+        if outcome.refused:
+            await self._post_failed(post, outcome.problem, announce=True)
+
+    async def _post_failed(self, post: PostInfo, problem: str | None, *, announce: bool) -> None:
+        """A live question nobody will see: close it and end its quiz."""
+        await self.repository.posts.claim_close(post.id, self.clock.now())
+        if post.quiz_id is None or not await self.repository.quizzes.end_quiz(
+            post.quiz_id, "failed", self.clock.now()
+        ):
+            return
+        if announce:
+            adapter = self.connections.get(post.target.platform)
+            try:
+                if adapter is not None:
+                    await within_deadline(
+                        adapter.send(
+                            post.target,
+                            render.quiz_ended_undeliverable(post.sequence, problem or "refused"),
+                        )
+                    )
+            except Exception as error:
+                log.warning("could not say in %s that the quiz ended: %s", post.target, error)
+        self._quiz_ended(post.target)
+
+    async def _finish(self, quiz: QuizInfo) -> None:
+        if not await self.repository.quizzes.end_quiz(quiz.id, "finished", self.clock.now()):
+            return
+        channel = await self.channels.target_of(quiz.channel_id)
+        await self._post_scoreboard(quiz, channel, stopped=False)
+
+    async def _post_scoreboard(self, quiz: QuizInfo, target: Target, *, stopped: bool) -> None:
+        result = await self.repository.scores.quiz_result(quiz.id, LEADERBOARD_SIZE)
+        adapter = self.connections.get(target.platform)
+        try:
+            if adapter is not None:
+                names = await self.channels.names(target, [row.user_id for row in result.rows])
+                message = render.scoreboard(result, target.platform, stopped=stopped, names=names)
+                await within_deadline(adapter.send(target, message))
+        except DeliveryError as error:
+            log.warning("cannot post the scoreboard in %s: %s", target, error)
+            await self.channels.delivery_failed(target, error)
+        except Exception:
+            log.exception("could not post the scoreboard in %s", target)
+        finally:
+            self._quiz_ended(target)

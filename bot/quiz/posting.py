@@ -1,0 +1,259 @@
+"""Posting a question and closing it, for live quizzes and daily questions alike.
+
+Delivery: one try at sending, and on a passing failure the next try planned
+with backoff (the timer loop makes it). Closing: whoever claims the close in
+the database reveals the answer by editing the message, once.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from datetime import timedelta
+
+from bot.chat import DeliveryError, MessageRef
+from bot.clock import Clock
+from bot.quiz import render
+from bot.quiz.bank import Catalog
+from bot.quiz.channels import ChannelSettings
+from bot.quiz.connections import Connections
+from bot.quiz.delivery import (
+    DAILY_RETRY,
+    LIVE_RETRY,
+    PUBLISH_LEASE,
+    REVEAL_LEASE,
+    retry_delay,
+    within_deadline,
+)
+from bot.quiz.scores import Scores
+from bot.storage.records import PostInfo
+from bot.storage.repository import Repository
+
+log = logging.getLogger(__name__)
+
+POST_CACHE_SIZE = 10_000
+# How long after closing a question its reveal is retried if the edit failed.
+REVEAL_RETRY_WINDOW = timedelta(minutes=15)
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """How one try at posting a new question went."""
+
+    delivered: bool
+    problem: str | None = None
+    retrying: bool = False  # a passing failure: the timer loop tries again
+
+    @property
+    def refused(self) -> bool:
+        return not self.delivered and not self.retrying
+
+    @classmethod
+    def refusal(cls, problem: str) -> Delivery:
+        return cls(delivered=False, problem=problem)
+
+
+class PostCache:
+    """Open posts the answer path reads on every click, newest kept (bounded)."""
+
+    def __init__(self, size: int = POST_CACHE_SIZE) -> None:
+        self.size = size
+        self._posts: OrderedDict[int, PostInfo] = OrderedDict()
+
+    def get(self, post_id: int) -> PostInfo | None:
+        return self._posts.get(post_id)
+
+    def remember(self, post: PostInfo) -> None:
+        self._posts[post.id] = post
+        while len(self._posts) > self.size:
+            self._posts.popitem(last=False)
+
+    def forget(self, post_id: int) -> None:
+        self._posts.pop(post_id, None)
+
+
+class Posting:
+    def __init__(
+        self,
+        repository: Repository,
+        catalog: Catalog,
+        clock: Clock,
+        rng: random.Random,
+        connections: Connections,
+        channels: ChannelSettings,
+        scores: Scores,
+        wake: Callable[[], None],
+    ) -> None:
+        self.repository = repository
+        self.catalog = catalog
+        self.clock = clock
+        self.rng = rng
+        self.connections = connections
+        self.channels = channels
+        self.scores = scores
+        self.wake = wake  # a new deadline or retry: the timer loop looks again
+        self.cache = PostCache()
+
+    async def post(self, post_id: int) -> PostInfo | None:
+        """The post (cached while open: every click reads it)."""
+        cached = self.cache.get(post_id)
+        if cached is not None:
+            return cached
+        post = await self.repository.posts.post(post_id)
+        if post is not None and post.closed_at is None:
+            self.cache.remember(post)
+        return post
+
+    def view(self, post: PostInfo, total: int | None) -> render.QuestionView | None:
+        question = self.catalog.question(post.question_id)
+        bank = self.catalog.bank_of(post.question_id)
+        if question is None or bank is None:
+            return None
+        return render.QuestionView(
+            post_id=post.id,
+            bank_title=bank.title,
+            question=question,
+            option_order=post.option_order,
+            sequence=post.sequence,
+            total=total,
+            closes_at=post.closes_at,
+            seconds=post.seconds,
+        )
+
+    # -- delivery -----------------------------------------------------------------
+
+    async def deliver(self, post: PostInfo, total: int | None) -> Delivery:
+        """One try at sending a new post's question to its channel.
+
+        A passing failure (timeout, 5xx, 429) plans the next try with backoff,
+        until the post's `publish_by`; after that, or on a refusal, the caller
+        decides what a post nobody saw means (a failed quiz, a skipped day)."""
+        now = self.clock.now()
+        if post.publish_attempts:
+            # A retry: the question's time starts when it is finally shown.
+            post = replace(post, posted_at=now, closes_at=now + (post.closes_at - post.posted_at))
+        adapter = self.connections.get(post.target.platform)
+        view = self.view(post, total)
+        if view is None:
+            return Delivery.refusal("the question is no longer in its bank")
+        try:
+            if adapter is None:
+                raise DeliveryError(f"no {post.target.platform} connection here")
+            message = replace(
+                render.question(view, post.target.platform),
+                idempotency_key=f"qm-post-{post.id}",
+            )
+            ref = await within_deadline(adapter.send(post.target, message))
+        except DeliveryError as error:
+            problem = str(error) or type(error).__name__
+            if error.permanent:
+                log.warning("cannot post in %s: %s", post.target, problem)
+                await self.channels.delivery_failed(post.target, error)
+                return Delivery.refusal(problem)
+            return await self._plan_retry(post, problem)
+        except Exception as error:
+            log.exception("could not post question %s in %s", post.question_id, post.target)
+            return await self._plan_retry(post, str(error) or type(error).__name__)
+        await self.repository.posts.published(
+            post.id, ref.message_id, post.posted_at, post.closes_at
+        )
+        self.cache.remember(replace(post, message_id=ref.message_id))
+        self.wake()
+        return Delivery(delivered=True)
+
+    async def _plan_retry(self, post: PostInfo, problem: str) -> Delivery:
+        attempt = post.publish_attempts + 1
+        first, longest = LIVE_RETRY if post.kind == "live" else DAILY_RETRY
+        retry_at = self.clock.now() + retry_delay(attempt, first, longest, self.rng)
+        if post.publish_by is None or retry_at > post.publish_by:
+            log.warning("giving up on post %s in %s: %s", post.id, post.target, problem)
+            await self.repository.posts.publish_given_up(post.id)
+            return Delivery.refusal(problem)
+        log.info(
+            "post %s in %s failed (%s); trying again at %s", post.id, post.target, problem, retry_at
+        )
+        await self.repository.posts.publish_failed(post.id, retry_at)
+        self.wake()
+        return Delivery(delivered=False, problem=problem, retrying=True)
+
+    async def claim_retry(self, post_id: int) -> PostInfo | None:
+        """Take a post that is not delivered yet for the timer loop's next try
+        (after a passing failure, or a crash between creating and sending it);
+        None if it was delivered, given up, or taken by another process."""
+        now = self.clock.now()
+        if await self.repository.posts.claim_publish(post_id, now, now + PUBLISH_LEASE) is None:
+            return None
+        return await self.repository.posts.post(post_id)
+
+    async def give_up_if_late(self, post: PostInfo) -> Delivery | None:
+        """A refusal once the post's time to be posted has passed, else None."""
+        if post.publish_by is not None and self.clock.now() > post.publish_by:
+            await self.repository.posts.publish_given_up(post.id)
+            return Delivery.refusal("its time to be posted has passed")
+        return None
+
+    # -- closing and revealing -----------------------------------------------------
+
+    async def close(self, post_id: int) -> PostInfo | None:
+        """Close a post once (whoever claims it) and reveal the answer; the post
+        if this caller closed it (its owner then moves on), else None."""
+        post = await self.repository.posts.post(post_id)
+        if post is None or post.closed_at is not None or not self.connections.serves(post.target):
+            return None
+        if not await self.repository.posts.claim_close(post_id, self.clock.now()):
+            return None
+        self.cache.forget(post_id)
+        await self.reveal(post)
+        return post
+
+    async def reveal(self, post: PostInfo) -> None:
+        """Edit the question to show the answer, once: the caller that claims the
+        reveal edits; a reveal that failed or was cut short is retried by a later
+        tick (after a passing failure at once, after a crash once the claim is old)."""
+        adapter = self.connections.get(post.target.platform)
+        if adapter is None or not adapter.connected or post.message_id is None:
+            return  # another process serves this platform, or nothing was posted
+        posts = self.repository.posts
+        now = self.clock.now()
+        if not await posts.claim_reveal(post.id, now, now - REVEAL_LEASE):
+            return  # someone else is revealing it, or it is revealed
+        quiz = (
+            await self.repository.quizzes.quiz(post.quiz_id) if post.quiz_id is not None else None
+        )
+        view = self.view(post, quiz.total if quiz else None)
+        if view is not None:
+            tally = await self.repository.answers.tally(post)
+            first = [tally.first_correct_user] if tally.first_correct_user else []
+            leaders = (
+                await self.scores.streak_leaders(post.channel_id) if post.kind == "daily" else None
+            )
+            try:
+                names = await self.channels.names(
+                    post.target, first + [u for u, _ in leaders or []]
+                )
+                await within_deadline(
+                    adapter.edit(
+                        MessageRef(post.target, post.message_id),
+                        render.reveal(
+                            view, post.correct_slot, tally, post.target.platform, names, leaders
+                        ),
+                    )
+                )
+            except DeliveryError as error:
+                log.warning("cannot reveal post %s in %s: %s", post.id, post.target, error)
+                if not error.permanent:
+                    await posts.release_reveal(post.id)
+                    return  # try again on a later tick
+            except Exception:
+                log.exception("could not reveal post %s in %s; will retry", post.id, post.target)
+                await posts.release_reveal(post.id)
+                return
+        await posts.mark_revealed(post.id, self.clock.now())
+
+    async def reveal_again(self, post_id: int) -> None:
+        post = await self.repository.posts.post(post_id)
+        if post is not None:
+            await self.reveal(post)

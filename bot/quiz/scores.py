@@ -1,0 +1,127 @@
+"""Leaderboards and statistics: `/quiz leaderboard`, `/quiz stats`, daily
+streaks, and forgetting a member's answers."""
+
+from __future__ import annotations
+
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from bot.chat import OutMessage, Target
+from bot.clock import Clock
+from bot.quiz import render
+from bot.quiz.bank import Catalog
+from bot.quiz.channels import ChannelSettings
+from bot.quiz.rules import (
+    LEADERBOARD_SIZE,
+    STREAK_LEADERS,
+    Period,
+    Scope,
+    period_window,
+    streak_board,
+    streak_leaders,
+    streak_table,
+    streaks,
+)
+from bot.storage.answers import AnswerStore
+from bot.storage.scores import ScoreStore
+
+SCOPE_WORDS = {
+    "channel": Scope.CHANNEL,
+    "server": Scope.COMMUNITY,
+    "workspace": Scope.COMMUNITY,
+    "community": Scope.COMMUNITY,
+}
+
+
+class Scores:
+    def __init__(
+        self,
+        store: ScoreStore,
+        answers: AnswerStore,
+        channels: ChannelSettings,
+        catalog: Catalog,
+        clock: Clock,
+    ) -> None:
+        self.store = store
+        self.answers = answers
+        self.channels = channels
+        self.catalog = catalog
+        self.clock = clock
+
+    async def leaderboard(self, target: Target, scope_word: str, period_word: str) -> OutMessage:
+        scope = SCOPE_WORDS.get(scope_word.lower())
+        if scope is None:
+            return render.bad_value(f"scope must be channel or server (got {scope_word})")
+        channel = await self.channels.channel(target)
+        if period_word.lower() == "streaks":
+            board = streak_board(await self.streaks(channel.id), LEADERBOARD_SIZE)
+            streak_names = await self.channels.names(target, [user for user, _ in board])
+            return render.streak_board(board, target.platform, streak_names)
+        try:
+            period = Period(period_word.lower())
+        except ValueError:
+            return render.bad_value(
+                f"period must be week, month, all or streaks (got {period_word})"
+            )
+        window = period_window(period, self.clock.now(), _zone(channel.timezone))
+        rows = await self.store.leaderboard(
+            platform=target.platform,
+            community=target.community,
+            channel_id=channel.id if scope is Scope.CHANNEL else None,
+            window=window,
+            limit=LEADERBOARD_SIZE,
+        )
+        names = await self.channels.names(target, [row.user_id for row in rows])
+        return render.leaderboard(rows, target.platform, scope, period, names)
+
+    async def stats_view(self, target: Target, user_id: str) -> render.StatsView:
+        totals = await self.store.user_totals(target.platform, user_id)
+        channel = await self.channels.channel(target)
+        current, best = streaks(await self.store.daily_results(channel.id, user_id))
+        best_anywhere = best
+        for other in await self.store.daily_channels_of(target.platform, user_id):
+            if other != channel.id:
+                _, other_best = streaks(await self.store.daily_results(other, user_id))
+                best_anywhere = max(best_anywhere, other_best)
+        per_tag: dict[str, list[int]] = {}
+        for question_id, answered, correct in totals.per_question:
+            question = self.catalog.question(question_id)
+            for tag in question.tags if question else []:
+                counts = per_tag.setdefault(tag, [0, 0])
+                counts[0] += answered
+                counts[1] += correct
+        return render.StatsView(
+            user_id=user_id,
+            answered=totals.answered,
+            correct=totals.correct,
+            points=totals.points,
+            streak=current,
+            best_streak=best,
+            best_streak_anywhere=best_anywhere,
+            per_tag=[(tag, n, c) for tag, (n, c) in sorted(per_tag.items())],
+        )
+
+    async def stats(self, target: Target, user_id: str) -> OutMessage:
+        return render.stats(await self.stats_view(target, user_id), target.platform)
+
+    async def current_streak(self, channel_id: int, user_id: str) -> int:
+        """The member's daily streak in the channel now (feedback after a daily answer)."""
+        current, _ = streaks(await self.store.daily_results(channel_id, user_id))
+        return current
+
+    async def streaks(self, channel_id: int) -> dict[str, tuple[int, int]]:
+        """Every member's (current, best) daily streak in the channel."""
+        history = await self.store.daily_history(channel_id)
+        return streak_table(history.posts, history.answers)
+
+    async def streak_leaders(self, channel_id: int) -> list[tuple[str, int]]:
+        return streak_leaders(await self.streaks(channel_id), STREAK_LEADERS)
+
+    async def forget_user(self, platform: str, user_id: str) -> int:
+        return await self.answers.forget_user(platform, user_id)
+
+
+def _zone(name: str) -> ZoneInfo:
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        return ZoneInfo("UTC")

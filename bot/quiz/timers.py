@@ -1,0 +1,142 @@
+"""The timer loop: sleep until the next deadline (or a wake-up), then start
+every due close, reveal retry, delivery retry, stalled quiz and schedule."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from functools import partial
+
+from bot.clock import Clock
+from bot.quiz.connections import Connections
+from bot.quiz.delivery import REVEAL_LEASE
+from bot.quiz.jobs import Jobs
+from bot.quiz.live import LiveQuizzes
+from bot.quiz.posting import REVEAL_RETRY_WINDOW, Posting
+from bot.quiz.scheduler import Scheduler
+from bot.storage.answer_writer import AnswerWriter
+from bot.storage.repository import Repository
+
+log = logging.getLogger(__name__)
+
+# Longest the timer loop sleeps without looking at the database, so deadlines
+# set by another process sharing the database are noticed too.
+MAX_IDLE_SECONDS = 30.0
+# How long shutdown waits for timed work in flight (closes, posts) to finish.
+DRAIN_SECONDS = 10.0
+
+
+class Timers:
+    def __init__(
+        self,
+        repository: Repository,
+        clock: Clock,
+        connections: Connections,
+        jobs: Jobs,
+        posting: Posting,
+        live: LiveQuizzes,
+        scheduler: Scheduler,
+        answer_writer: AnswerWriter,
+        wakeup: asyncio.Event,
+    ) -> None:
+        self.repository = repository
+        self.clock = clock
+        self.connections = connections
+        self.jobs = jobs
+        self.posting = posting
+        self.live = live
+        self.scheduler = scheduler
+        self.answer_writer = answer_writer
+        self._wake = wakeup
+        self._stopping = False
+
+    async def tick(self) -> None:
+        """Do everything that is due and wait for it (tests step time this way;
+        the timer loop starts the same work without waiting for it)."""
+        await asyncio.gather(*await self.start_due_work())
+
+    async def start_due_work(self) -> list[asyncio.Task[None]]:
+        """Start every due close, reveal retry, delivery retry, stalled quiz and
+        schedule, each in its own task: one channel's hanging call never holds
+        up another channel. Work already running is not started twice."""
+        now = self.clock.now()
+        platforms = self.connections.platforms_here()
+        posts = self.repository.posts
+        # Look everything up before starting anything, so work started now
+        # cannot make a quiz look stalled half-way through closing a question.
+        stalled = await self.repository.quizzes.stalled_quizzes()
+        due = await posts.due_posts(now)
+        unrevealed = await posts.unrevealed_posts(now - REVEAL_RETRY_WINDOW, now - REVEAL_LEASE)
+        undelivered = await posts.due_publishes(now, platforms)
+        schedules = await self.scheduler.due(now)
+        jobs, live = self.jobs, self.live
+        tasks = [
+            jobs.start(("reveal", p), partial(self.posting.reveal_again, p)) for p in unrevealed
+        ]
+        # A quiz's closes, retries and next questions share one key: one at a time.
+        tasks += [jobs.start(_job_key(p, q), partial(live.close_post, p)) for p, q in due]
+        tasks += [
+            jobs.start(_job_key(p, q), partial(self._retry_delivery, p, q)) for p, q in undelivered
+        ]
+        tasks += [jobs.start(("quiz", q), partial(live.advance, q)) for q in stalled]
+        tasks += self.scheduler.start(schedules, now)
+        return tasks
+
+    async def _retry_delivery(self, post_id: int, quiz_id: int | None) -> None:
+        if quiz_id is not None:
+            await self.live.retry_delivery(post_id)
+        else:
+            await self.scheduler.retry_delivery(post_id)
+
+    async def run(self) -> None:
+        """Sleep until the next deadline (or a wake-up), then tick; until `shutdown`."""
+        while not self._stopping:
+            self._wake.clear()
+            timeout = MAX_IDLE_SECONDS
+            try:
+                ticked_at = self.clock.now()
+                await self.start_due_work()
+                upcoming = [
+                    when
+                    for when in (
+                        await self.repository.posts.next_deadline(),
+                        await self.scheduler.next_fire(),
+                        await self.repository.posts.next_publish_retry(
+                            self.connections.platforms_here()
+                        ),
+                    )
+                    if when is not None
+                ]
+                if upcoming:
+                    deadline = min(upcoming)
+                    if deadline <= ticked_at:
+                        # Still due after a tick: its platform is not connected
+                        # here yet; look again soon rather than spin.
+                        timeout = 1.0
+                    else:
+                        # Came due while this tick ran (0 s): tick again at once.
+                        wait = (deadline - self.clock.now()).total_seconds()
+                        timeout = min(max(wait, 0.0), MAX_IDLE_SECONDS)
+            except Exception:
+                log.exception("timer tick failed; retrying")
+                timeout = 1.0
+            if not self._stopping:
+                await self.clock.wait(self._wake, timeout)
+
+    def wake(self) -> None:
+        """Look at the timers again now (a deadline or schedule changed)."""
+        self._wake.set()
+
+    def shutdown(self) -> None:
+        self._stopping = True
+        self._wake.set()
+
+    async def drain(self, seconds: float = DRAIN_SECONDS) -> None:
+        """After `shutdown`: let timed work in flight finish, then store every
+        answer still queued, so nothing acknowledged is lost on the way out."""
+        await self.jobs.drain(seconds)
+        await self.answer_writer.drain()
+
+
+def _job_key(post_id: int, quiz_id: int | None) -> tuple[str, int]:
+    return ("quiz", quiz_id) if quiz_id is not None else ("post", post_id)
