@@ -7,7 +7,8 @@ hold. It builds the use cases and hands each entry point to its own:
 - `scheduler.Scheduler`: daily questions and weekly leaderboards;
 - `scores.Scores`: leaderboards, stats, streaks, forgetting a member;
 - `channels.ChannelSettings`: channel settings;
-- `timers.Timers`: the timer loop.
+- `timers.Timers`: the timer loop;
+- `commands.Commands`: the `/quiz` command table.
 
 Platform-neutral: it talks to adapters only through `bot.chat`. State lives in
 the database (deadlines included), so a restart resumes where it stopped.
@@ -26,6 +27,7 @@ from bot.quiz import render
 from bot.quiz.answers import Answers
 from bot.quiz.bank import Catalog
 from bot.quiz.channels import ChannelSettings
+from bot.quiz.commands import Commands
 from bot.quiz.connections import Connections
 from bot.quiz.jobs import Jobs
 from bot.quiz.live import LiveQuizzes
@@ -39,14 +41,6 @@ from bot.storage.records import ChannelInfo
 from bot.storage.repository import Repository
 
 log = logging.getLogger(__name__)
-
-MODERATOR_COMMANDS = {
-    "start": "start a quiz",
-    "stop": "stop a quiz",
-    "skip": "skip a question",
-    "config": "change channel settings",
-    "schedule": "change the schedule",
-}
 
 
 class QuizService:
@@ -106,6 +100,7 @@ class QuizService:
             self.answer_writer,
             wakeup,
         )
+        self.commands = Commands(self.channels, self.live, self.scores, self.scheduler)
 
     @property
     def adapters(self) -> dict[str, Adapter]:
@@ -125,7 +120,7 @@ class QuizService:
         if not _valid_ids(command.target, command.user_id):
             return render.malformed_id()
         try:
-            return await self._dispatch(command)
+            return await self.commands.run(command)
         except Exception:
             log.exception("command %s failed in %s", command.name, command.target)
             return render.failure()
@@ -142,49 +137,6 @@ class QuizService:
         except Exception:
             log.exception("click %s failed in %s", interaction.custom_id, interaction.target)
             return render.answer_not_counted()
-
-    async def _dispatch(self, command: Command) -> OutMessage:
-        name = command.name
-        # Anyone may look at the schedule; only changing it needs a moderator.
-        showing_schedule = name == "schedule" and command.args.get("action", "show").lower() in (
-            "show",
-            "",
-        )
-        if name in MODERATOR_COMMANDS and not showing_schedule:
-            channel = await self.channel(command.target)
-            if not await command.by_moderator(channel.moderator_role):
-                return render.not_moderator(MODERATOR_COMMANDS[name], channel.moderator_role)
-        args = command.args
-        if name == "start":
-            return await self.start(
-                command.target,
-                command.user_id,
-                questions=args.get("questions"),
-                seconds=args.get("seconds"),
-                bank=args.get("bank") or None,
-                tag=args.get("tag") or None,
-            )
-        if name == "stop":
-            return await self.stop(command.target)
-        if name == "skip":
-            return await self.live.skip(command.target)
-        if name == "leaderboard":
-            return await self.scores.leaderboard(
-                command.target, args.get("scope", "channel"), args.get("period", "week")
-            )
-        if name == "stats":
-            return await self.stats(command.target, args.get("user") or command.user_id)
-        if name == "forget-me":
-            return render.forgotten(
-                await self.scores.forget_user(command.target.platform, command.user_id)
-            )
-        if name == "config":
-            return await self.channels.configure(command.target, args.get("key"), args.get("value"))
-        if name == "schedule":
-            return await self.scheduler.command(command.target, command.user_id, args)
-        if name == "help":
-            return render.help_message()
-        return render.unknown_command(name)
 
     # -- shortcuts the console, benchmarks and tests use ----------------------------
 

@@ -1,0 +1,109 @@
+"""The `/quiz` command table: each sub-command's handler, and whether (and for
+what) it needs a moderator. Adding a command is one entry here."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+
+from bot.chat import Command, OutMessage
+from bot.quiz import render
+from bot.quiz.channels import ChannelSettings
+from bot.quiz.live import LiveQuizzes
+from bot.quiz.scheduler import Scheduler
+from bot.quiz.scores import Scores
+
+Handler = Callable[[Command], Awaitable[OutMessage]]
+
+
+def _never(args: Mapping[str, str]) -> bool:
+    return False
+
+
+def _showing_schedule(args: Mapping[str, str]) -> bool:
+    return args.get("action", "show").lower() in ("show", "")
+
+
+@dataclass(frozen=True)
+class CommandSpec:
+    handler: Handler
+    # What a member who is not a moderator is told they cannot do; None: anyone may.
+    moderator_action: str | None = None
+    # Argument sets a moderator command lets anyone run (looking, not changing).
+    open_to_all: Callable[[Mapping[str, str]], bool] = _never
+
+
+class Commands:
+    def __init__(
+        self,
+        channels: ChannelSettings,
+        live: LiveQuizzes,
+        scores: Scores,
+        scheduler: Scheduler,
+    ) -> None:
+        self.channels = channels
+        self.live = live
+        self.scores = scores
+        self.scheduler = scheduler
+        self.table: dict[str, CommandSpec] = {
+            "start": CommandSpec(self._start, "start a quiz"),
+            "stop": CommandSpec(self._stop, "stop a quiz"),
+            "skip": CommandSpec(self._skip, "skip a question"),
+            "leaderboard": CommandSpec(self._leaderboard),
+            "stats": CommandSpec(self._stats),
+            "forget-me": CommandSpec(self._forget_me),
+            "config": CommandSpec(self._config, "change channel settings"),
+            # Anyone may look at the schedule; only changing it needs a moderator.
+            "schedule": CommandSpec(self._schedule, "change the schedule", _showing_schedule),
+            "help": CommandSpec(self._help),
+        }
+
+    async def run(self, command: Command) -> OutMessage:
+        spec = self.table.get(command.name)
+        if spec is None:
+            return render.unknown_command(command.name)
+        if spec.moderator_action is not None and not spec.open_to_all(command.args):
+            channel = await self.channels.channel(command.target)
+            if not await command.by_moderator(channel.moderator_role):
+                return render.not_moderator(spec.moderator_action, channel.moderator_role)
+        return await spec.handler(command)
+
+    async def _start(self, command: Command) -> OutMessage:
+        args = command.args
+        return await self.live.start(
+            command.target,
+            command.user_id,
+            questions=args.get("questions"),
+            seconds=args.get("seconds"),
+            bank=args.get("bank") or None,
+            tag=args.get("tag") or None,
+        )
+
+    async def _stop(self, command: Command) -> OutMessage:
+        return await self.live.stop(command.target)
+
+    async def _skip(self, command: Command) -> OutMessage:
+        return await self.live.skip(command.target)
+
+    async def _leaderboard(self, command: Command) -> OutMessage:
+        args = command.args
+        return await self.scores.leaderboard(
+            command.target, args.get("scope", "channel"), args.get("period", "week")
+        )
+
+    async def _stats(self, command: Command) -> OutMessage:
+        return await self.scores.stats(command.target, command.args.get("user") or command.user_id)
+
+    async def _forget_me(self, command: Command) -> OutMessage:
+        forgotten = await self.scores.forget_user(command.target.platform, command.user_id)
+        return render.forgotten(forgotten)
+
+    async def _config(self, command: Command) -> OutMessage:
+        args = command.args
+        return await self.channels.configure(command.target, args.get("key"), args.get("value"))
+
+    async def _schedule(self, command: Command) -> OutMessage:
+        return await self.scheduler.command(command.target, command.user_id, command.args)
+
+    async def _help(self, command: Command) -> OutMessage:
+        return render.help_message()
