@@ -141,6 +141,51 @@ def db_upgrade() -> None:
     typer.echo("Database is up to date.")
 
 
+@db_app.command("check")
+def db_check() -> None:
+    """Recompute leaderboards, stats and streaks from the answers and report any
+    difference from the stored read models (exit 1 if there is one)."""
+    from bot.storage.db import check_read_models, create_engine, upgrade
+
+    settings = _settings()
+
+    async def main() -> tuple[list[str], int]:
+        engine = create_engine(settings.resolved_database_url)
+        try:
+            await upgrade(engine)
+            return await check_read_models(engine)
+        finally:
+            await engine.dispose()
+
+    lines, total = _run_on_database(settings, main())
+    for line in lines:
+        typer.echo(line)
+    if total:
+        typer.echo(f"{total} difference(s) between the read models and the answers.", err=True)
+        typer.echo("`quizmaster db rebuild` recomputes them from the answers.", err=True)
+        raise typer.Exit(1)
+    typer.echo("Read models match the answers.")
+
+
+@db_app.command("rebuild")
+def db_rebuild() -> None:
+    """Recompute every leaderboard, stats and streak row from the answers."""
+    from bot.storage.db import create_engine, rebuild_read_models, upgrade
+
+    settings = _settings()
+
+    async def main() -> None:
+        engine = create_engine(settings.resolved_database_url)
+        try:
+            await upgrade(engine)
+            await rebuild_read_models(engine)
+        finally:
+            await engine.dispose()
+
+    _run_on_database(settings, main())
+    typer.echo("Read models rebuilt from the answers.")
+
+
 def _bank_paths(paths: list[Path] | None) -> list[Path]:
     return paths or [_settings().questions_dir]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from datetime import datetime, time, timedelta
+from datetime import date, datetime, time, timedelta
 from enum import Enum
 from zoneinfo import ZoneInfo
 
@@ -73,6 +73,27 @@ def period_window(period: Period, now: datetime, zone: ZoneInfo) -> Window:
     return Window(start.astimezone(now.tzinfo), end.astimezone(now.tzinfo))
 
 
+ALL_TIME = "all"
+
+
+def period_key(period: Period, at: datetime, zone: ZoneInfo) -> str:
+    """The score bucket an instant falls in, in `zone`: "all", an ISO week like
+    "2026-W49" or a month like "2026-12". Leaderboard rows are kept per bucket."""
+    if period is Period.ALL:
+        return ALL_TIME
+    local = at.astimezone(zone)
+    if period is Period.WEEK:
+        year, week, _ = local.isocalendar()
+        return f"{year}-W{week:02d}"
+    return f"{local.year}-{local.month:02d}"
+
+
+def week_key(day: date) -> str:
+    """The ISO week bucket of a local calendar day."""
+    year, week, _ = day.isocalendar()
+    return f"{year}-W{week:02d}"
+
+
 MAX_ID_LENGTH = 64
 
 
@@ -134,18 +155,3 @@ def streak_table(
         ]
         table[user] = streaks(results)
     return table
-
-
-def streak_board(
-    table: dict[str, tuple[int, int]], limit: int
-) -> list[tuple[str, tuple[int, int]]]:
-    """Members who ever had a streak: longest current first, then longest best."""
-    ranked = sorted(table.items(), key=lambda entry: (-entry[1][0], -entry[1][1], entry[0]))
-    return [entry for entry in ranked if entry[1][1] > 0][:limit]
-
-
-def streak_leaders(table: dict[str, tuple[int, int]], limit: int) -> list[tuple[str, int]]:
-    """Members with the longest current streaks (at least 1), longest first."""
-    alive = [(user, current) for user, (current, _) in table.items() if current > 0]
-    alive.sort(key=lambda entry: (-entry[1], entry[0]))
-    return alive[:limit]

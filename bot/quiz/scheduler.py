@@ -24,7 +24,7 @@ from bot.quiz.connections import Connections
 from bot.quiz.delivery import PUBLISH_LEASE, within_deadline
 from bot.quiz.jobs import Jobs
 from bot.quiz.posting import Posting
-from bot.quiz.rules import LEADERBOARD_SIZE, Window, shuffled_order
+from bot.quiz.rules import LEADERBOARD_SIZE, Period, Window, shuffled_order, week_key
 from bot.quiz.schedule import (
     Rule,
     ScheduleError,
@@ -301,7 +301,8 @@ class Scheduler:
             platform=target.platform,
             community=target.community,
             channel_id=schedule.channel.id,
-            window=window,
+            period=Period.WEEK,
+            key=week_key(week_start),
             limit=LEADERBOARD_SIZE,
         )
         leaders = await self.scores.streak_leaders(schedule.channel.id)

@@ -15,11 +15,7 @@ from bot.quiz.rules import (
     STREAK_LEADERS,
     Period,
     Scope,
-    period_window,
-    streak_board,
-    streak_leaders,
-    streak_table,
-    streaks,
+    period_key,
 )
 from bot.storage.answers import AnswerStore
 from bot.storage.scores import ScoreStore
@@ -53,7 +49,7 @@ class Scores:
             return render.bad_value(f"scope must be channel or server (got {scope_word})")
         channel = await self.channels.channel(target)
         if period_word.lower() == "streaks":
-            board = streak_board(await self.streaks(channel.id), LEADERBOARD_SIZE)
+            board = await self.store.streak_board(channel.id, LEADERBOARD_SIZE)
             streak_names = await self.channels.names(target, [user for user, _ in board])
             return render.streak_board(board, target.platform, streak_names)
         try:
@@ -62,12 +58,12 @@ class Scores:
             return render.bad_value(
                 f"period must be week, month, all or streaks (got {period_word})"
             )
-        window = period_window(period, self.clock.now(), _zone(channel.timezone))
         rows = await self.store.leaderboard(
             platform=target.platform,
             community=target.community,
             channel_id=channel.id if scope is Scope.CHANNEL else None,
-            window=window,
+            period=period,
+            key=period_key(period, self.clock.now(), _zone(channel.timezone)),
             limit=LEADERBOARD_SIZE,
         )
         names = await self.channels.names(target, [row.user_id for row in rows])
@@ -76,12 +72,9 @@ class Scores:
     async def stats_view(self, target: Target, user_id: str) -> render.StatsView:
         totals = await self.store.user_totals(target.platform, user_id)
         channel = await self.channels.channel(target)
-        current, best = streaks(await self.store.daily_results(channel.id, user_id))
-        best_anywhere = best
-        for other in await self.store.daily_channels_of(target.platform, user_id):
-            if other != channel.id:
-                _, other_best = streaks(await self.store.daily_results(other, user_id))
-                best_anywhere = max(best_anywhere, other_best)
+        everywhere = await self.store.member_streaks(target.platform, user_id)
+        current, best = everywhere.get(channel.id, (0, 0))
+        best_anywhere = max((other for _, other in everywhere.values()), default=0)
         per_tag: dict[str, list[int]] = {}
         for question_id, answered, correct in totals.per_question:
             question = self.catalog.question(question_id)
@@ -105,16 +98,10 @@ class Scores:
 
     async def current_streak(self, channel_id: int, user_id: str) -> int:
         """The member's daily streak in the channel now (feedback after a daily answer)."""
-        current, _ = streaks(await self.store.daily_results(channel_id, user_id))
-        return current
-
-    async def streaks(self, channel_id: int) -> dict[str, tuple[int, int]]:
-        """Every member's (current, best) daily streak in the channel."""
-        history = await self.store.daily_history(channel_id)
-        return streak_table(history.posts, history.answers)
+        return await self.store.streak(channel_id, user_id)
 
     async def streak_leaders(self, channel_id: int) -> list[tuple[str, int]]:
-        return streak_leaders(await self.streaks(channel_id), STREAK_LEADERS)
+        return await self.store.streak_leaders(channel_id, STREAK_LEADERS)
 
     async def forget_user(self, platform: str, user_id: str) -> int:
         return await self.answers.forget_user(platform, user_id)

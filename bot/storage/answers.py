@@ -1,12 +1,17 @@
-"""Answers to posts: storing them (in one place, `record_answers`), the
-per-post reads the answer path and reveals need, and forgetting a member."""
+"""Answers to posts: storing them (in one place, `record_answers`, which also
+keeps the read models), the per-post reads the answer path and reveals need,
+and forgetting a member."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache, cached_property
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from sqlalchemy import delete, func, select
 
+from bot.storage import read_models
 from bot.storage.base import Store, rowcount
 from bot.storage.models import Answer, Channel, Post
 from bot.storage.records import NewAnswer, PostInfo, PostTally
@@ -54,15 +59,28 @@ class AnswerStore(Store):
             ]
             if not values:
                 return counted
-            inserted = await session.execute(
-                self._insert(Answer)
-                .values(values)
-                .on_conflict_do_nothing(index_elements=["post_id", "user_id"])
-                .returning(Answer.post_id, Answer.user_id)
-            )
+            # Key order: concurrent writers on PostgreSQL take locks in one order.
+            values.sort(key=lambda value: (value["post_id"], value["user_id"]))
+            connection = await session.connection()
+            inserted = await connection.execute(self._new_answers, values)
             for post_id, user_id in inserted:
                 counted[firsts[(post_id, user_id)]] = True
+            stored = [_scored(row) for row, ok in zip(rows, counted, strict=True) if ok]
+            await read_models.add_answers(session, stored)
         return counted
+
+    @cached_property
+    def _new_answers(self) -> Any:
+        """One INSERT for a whole batch (an executemany the driver gets in a few
+        multi-row statements), built once so every batch reuses its compiled
+        form; a second click by the same member is skipped by the database and
+        missing from what it returns."""
+        table = Answer.__table__
+        return (
+            self._insert(table)
+            .on_conflict_do_nothing(index_elements=["post_id", "user_id"])
+            .returning(table.c.post_id, table.c.user_id)
+        )
 
     async def answer_slot(self, post_id: int, user_id: str) -> int | None:
         async with self._sessions() as session:
@@ -104,4 +122,29 @@ class AnswerStore(Store):
             result = await session.execute(
                 delete(Answer).where(Answer.user_id == user_id, Answer.channel_id.in_(on_platform))
             )
+            await read_models.forget(session, platform, user_id)
             return rowcount(result)
+
+
+@cache
+def _zone(name: str) -> ZoneInfo:
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        return ZoneInfo("UTC")
+
+
+def _scored(row: NewAnswer) -> read_models.ScoredAnswer:
+    post = row.post
+    return read_models.ScoredAnswer(
+        channel_id=post.channel_id,
+        platform=post.target.platform,
+        community=post.target.community,
+        zone=_zone(post.zone),
+        daily=post.kind == "daily",
+        question_id=post.question_id,
+        user_id=row.user_id,
+        correct=row.correct,
+        points=row.points,
+        at=row.at,
+    )

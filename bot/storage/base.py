@@ -75,6 +75,7 @@ def post_info(post: Post, channel: Channel, expected_players: int | None = None)
         expected_players=expected_players,
         publish_attempts=post.publish_attempts or 0,
         publish_by=post.publish_by,
+        zone=channel.timezone,
     )
 
 

@@ -15,6 +15,7 @@ from sqlalchemy import Connection, event, text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 
+from bot.storage import recount
 from bot.storage.models import Base
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
@@ -90,6 +91,21 @@ async def upgrade(engine: AsyncEngine) -> None:
     """Create or upgrade the schema to the newest migration."""
     async with engine.begin() as connection:
         await connection.run_sync(_upgrade)
+
+
+async def check_read_models(engine: AsyncEngine) -> tuple[list[str], int]:
+    """Differences between the read models and a recount from the answers,
+    read in one snapshot so a running bot's writes cannot show up half-done."""
+    async with engine.connect() as connection:
+        if connection.dialect.name == "postgresql":
+            await connection.execution_options(isolation_level="REPEATABLE READ")
+        async with connection.begin():
+            return await connection.run_sync(recount.differences)
+
+
+async def rebuild_read_models(engine: AsyncEngine) -> None:
+    async with engine.begin() as connection:
+        await connection.run_sync(recount.rebuild)
 
 
 async def ping(engine: AsyncEngine) -> bool:

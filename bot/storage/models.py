@@ -1,5 +1,6 @@
-"""Database tables. Answers are append-only: every leaderboard and statistic is
-derived from them, so any period or question can be recomputed later."""
+"""Database tables. Answers are append-only and the source of truth; the read
+models at the end (scores, per-question counts, streaks) are kept from them by
+the write path and can always be recomputed (`quizmaster db check`)."""
 
 from __future__ import annotations
 
@@ -216,3 +217,93 @@ class DeckSeen(Base):
         ForeignKey("channels.id", ondelete="CASCADE"), primary_key=True
     )
     question_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+
+
+# -- read models ------------------------------------------------------------------
+# Kept by the write path, in the transaction that stores answers or closes a
+# daily question, so leaderboards, stats and streaks read a few rows instead of
+# every answer. `quizmaster db check` recomputes them from the answers.
+
+# Bucket keys: an ISO week like "2026-W49" or a month like "2026-12", in the
+# zone of the channel the answer was given in.
+PERIOD_LENGTH = 8
+
+
+class ScoreColumns:
+    """A member's points on one board: all time, the week and month of their
+    latest answer there, and (for the Monday post) the week before that.
+
+    One row per member and board keeps an answer to one upsert per board; a
+    week or month that is not the current one is simply not on its board."""
+
+    points: Mapped[int] = mapped_column(Integer)
+    correct: Mapped[int] = mapped_column(Integer)
+    answered: Mapped[int] = mapped_column(Integer)
+    # Ties rank the member who got there first higher.
+    last_correct_at: Mapped[datetime | None] = mapped_column(default=None)
+    week: Mapped[str] = mapped_column(String(PERIOD_LENGTH))
+    week_points: Mapped[int] = mapped_column(Integer)
+    week_correct: Mapped[int] = mapped_column(Integer)
+    week_answered: Mapped[int] = mapped_column(Integer)
+    week_last_correct_at: Mapped[datetime | None] = mapped_column(default=None)
+    month: Mapped[str] = mapped_column(String(PERIOD_LENGTH))
+    month_points: Mapped[int] = mapped_column(Integer)
+    month_correct: Mapped[int] = mapped_column(Integer)
+    month_answered: Mapped[int] = mapped_column(Integer)
+    month_last_correct_at: Mapped[datetime | None] = mapped_column(default=None)
+    prev_week: Mapped[str | None] = mapped_column(String(PERIOD_LENGTH), default=None)
+    prev_week_points: Mapped[int] = mapped_column(Integer, default=0)
+    prev_week_correct: Mapped[int] = mapped_column(Integer, default=0)
+    prev_week_answered: Mapped[int] = mapped_column(Integer, default=0)
+    prev_week_last_correct_at: Mapped[datetime | None] = mapped_column(default=None)
+
+
+class ChannelScore(ScoreColumns, Base):
+    """A member's points in one channel."""
+
+    __tablename__ = "channel_scores"
+    __table_args__ = (Index("ix_channel_scores_user", "user_id"), {"sqlite_with_rowid": False})
+
+    channel_id: Mapped[int] = mapped_column(
+        ForeignKey("channels.id", ondelete="CASCADE"), primary_key=True
+    )
+    user_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+
+
+class CommunityScore(ScoreColumns, Base):
+    """A member's points in all channels of one server or workspace."""
+
+    __tablename__ = "community_scores"
+    __table_args__ = (Index("ix_community_scores_user", "user_id"), {"sqlite_with_rowid": False})
+
+    platform: Mapped[str] = mapped_column(String(16), primary_key=True)
+    community: Mapped[str] = mapped_column(String(64), primary_key=True)
+    user_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+
+
+class MemberQuestion(Base):
+    """How often a member answered one question on a platform, and how well (for stats)."""
+
+    __tablename__ = "member_questions"
+    __table_args__ = ({"sqlite_with_rowid": False},)
+
+    platform: Mapped[str] = mapped_column(String(16), primary_key=True)
+    user_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    question_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    answered: Mapped[int] = mapped_column(Integer)
+    correct: Mapped[int] = mapped_column(Integer)
+    points: Mapped[int] = mapped_column(Integer)
+
+
+class DailyStreak(Base):
+    """A member's current and best run of daily questions answered right in a channel."""
+
+    __tablename__ = "daily_streaks"
+    __table_args__ = (Index("ix_daily_streaks_user", "user_id"), {"sqlite_with_rowid": False})
+
+    channel_id: Mapped[int] = mapped_column(
+        ForeignKey("channels.id", ondelete="CASCADE"), primary_key=True
+    )
+    user_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    current: Mapped[int] = mapped_column(Integer)
+    best: Mapped[int] = mapped_column(Integer)

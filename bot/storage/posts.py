@@ -10,6 +10,7 @@ from typing import Any
 
 from sqlalchemy import delete, or_, select, update
 
+from bot.storage import read_models
 from bot.storage.base import PUBLISHED_OR_GIVEN_UP, UNPUBLISHED, Store, post_info, rowcount
 from bot.storage.models import Channel, Post, Quiz
 from bot.storage.records import PostInfo
@@ -175,12 +176,19 @@ class PostStore(Store):
     async def claim_close(self, post_id: int, now: datetime) -> bool:
         """Mark the post closed; true only for the one caller that closed it."""
         async with self._sessions.begin() as session:
-            result = await session.execute(
+            closed = await session.execute(
                 update(Post)
                 .where(Post.id == post_id, Post.closed_at.is_(None))
                 .values(closed_at=now)
+                .returning(Post.channel_id, Post.kind)
             )
-            return bool(rowcount(result))
+            row = closed.first()
+            if row is None:
+                return False
+            if row.kind == "daily":
+                # Its streaks end in the same transaction as the close.
+                await read_models.close_daily(session, post_id, row.channel_id)
+            return True
 
     async def unrevealed_posts(self, closed_since: datetime, claimed_before: datetime) -> list[int]:
         """Posts closed since `closed_since` whose message does not show the answer

@@ -36,14 +36,6 @@ class ScheduleInfo:
 
 
 @dataclass(frozen=True)
-class DailyHistory:
-    """A channel's daily questions, oldest first, and who answered them how."""
-
-    posts: list[tuple[int, bool]]  # (post id, closed)
-    answers: dict[str, dict[int, bool]]  # user → post id → correct
-
-
-@dataclass(frozen=True)
 class QuestionScore:
     question_id: str
     answered: int
@@ -88,6 +80,9 @@ class PostInfo:
     # Delivery: tries that failed so far, and when to stop trying.
     publish_attempts: int = 0
     publish_by: datetime | None = None
+    # The channel's zone when the post was made: its answers count for that
+    # zone's week and month.
+    zone: str = "UTC"
 
 
 @dataclass(frozen=True)

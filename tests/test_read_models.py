@@ -1,0 +1,192 @@
+"""The read models behind leaderboards, stats and streaks: kept by the write
+path, checked against the answers by `quizmaster db check`, repaired by
+`quizmaster db rebuild`, and safe with concurrent writers."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import sqlite3
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from bot.chat import Target
+from bot.quiz.render import parse_answer_custom_id
+from bot.storage.db import check_read_models, rebuild_read_models
+from bot.storage.records import NewAnswer
+from bot.storage.repository import Repository
+from tests.conftest import CHANNEL, OTHER_CHANNEL, Host, run_until
+from tests.test_cli import run_cli
+
+FAR_CHANNEL = Target("test", "guild-2", "chan-3")
+TOKYO = ZoneInfo("Asia/Tokyo")
+
+
+def at(moment: str) -> datetime:
+    return datetime.fromisoformat(moment).replace(tzinfo=UTC)
+
+
+async def schedule(host: Host, target: Target = CHANNEL, **args: str) -> str:
+    return (await host.command("schedule", target, options=args)).text
+
+
+async def one_question(host: Host, target: Target, answers: dict[str, bool]) -> None:
+    await host.start(target, questions=1, seconds=10)
+    for user, correct in answers.items():
+        await host.answer(user, correct=correct, target=target)
+    await host.close_current(target)
+
+
+async def busy_month(host: Host, repository: Repository) -> None:
+    """Live quizzes in three channels of two communities (one in Tokyo time)
+    over a week and a month boundary, daily questions with streaks, and a
+    member who asks to be forgotten."""
+    tokyo = await repository.channels.channel(OTHER_CHANNEL, host.clock.now())
+    await repository.channels.set_channel_timezone(tokyo.id, "Asia/Tokyo")
+    await schedule(host, action="daily", time="10:00")
+    day = at("2026-03-27 10:00")
+    for index in range(8):
+        await run_until(host, day + timedelta(days=index))
+        sent = host.current()
+        for user, correct in (("ana", True), ("bo", index % 3 != 0), ("cy", index % 2 == 0)):
+            if user == "cy" and index == 5:
+                continue  # cy misses a day
+            letter = host.correct_letter() if correct else host.wrong_letter()
+            await host.click_on(sent, user, letter)
+        for target in (CHANNEL, OTHER_CHANNEL, FAR_CHANNEL):
+            host.clock.set(day + timedelta(days=index, hours=13, minutes=30))
+            await one_question(host, target, {"ana": index % 2 == 1, "dee": True, "eve": False})
+    await host.command("forget-me", user="eve", moderator=False)
+
+
+async def test_check_agrees_with_the_answers_after_a_busy_month(
+    host: Host, repository: Repository, engine: AsyncEngine
+) -> None:
+    await busy_month(host, repository)
+    assert await check_read_models(engine) == ([], 0)
+
+
+async def test_check_reports_a_damaged_row_and_rebuild_repairs_it(
+    host: Host, repository: Repository, engine: AsyncEngine
+) -> None:
+    await busy_month(host, repository)
+    board = await host.leaderboard(scope="server", period="all")
+    streaks = (await host.command("leaderboard", period="streaks")).text
+    async with engine.begin() as connection:
+        await connection.execute(
+            text(
+                "UPDATE community_scores SET points = points + 100"
+                " WHERE user_id = 'dee' AND community = 'guild-1'"
+            )
+        )
+        await connection.execute(text("UPDATE daily_streaks SET current = 9 WHERE user_id = 'bo'"))
+    assert await host.leaderboard(scope="server", period="all") != board
+
+    lines, total = await check_read_models(engine)
+    assert total == 2
+    assert any(line.startswith("community_scores ('test', 'guild-1', 'dee')") for line in lines)
+    assert any(line.startswith("daily_streaks") and "'bo'" in line for line in lines)
+
+    await rebuild_read_models(engine)
+    assert await check_read_models(engine) == ([], 0)
+    assert await host.leaderboard(scope="server", period="all") == board
+    assert (await host.command("leaderboard", period="streaks")).text == streaks
+
+
+async def test_last_weeks_post_counts_members_who_already_answered_this_week(
+    host: Host,
+) -> None:
+    """The Monday post is made after that day's daily question: answers to it
+    start a new week on the member's row without losing last week's points."""
+    await schedule(host, action="daily", time="10:00")
+    await schedule(host, action="leaderboard", day="mon", time="12:00")
+    for date in ("2026-03-04", "2026-03-05"):
+        await run_until(host, at(f"{date} 10:00"))
+        for user in ("ana", "bo"):
+            await host.click(user, host.correct_letter(), CHANNEL)
+    await run_until(host, at("2026-03-09 10:00"))
+    await host.click("ana", host.correct_letter(), CHANNEL)  # Monday: a new week for ana
+    await run_until(host, at("2026-03-09 12:00"))
+
+    *_, weekly = [
+        sent.message
+        for sent in host.adapter.in_channel(CHANNEL)
+        if (sent.message.title or "").startswith("Weekly")
+    ]
+    assert weekly.title == "Weekly leaderboard: Mar 02 – Mar 08"
+    assert re.findall(r"<@(\w+)>: (\d+) pts", weekly.body) == [("ana", "20"), ("bo", "20")]
+    assert await host.leaderboard(period="week") == [("ana", 10)]
+
+
+async def test_forget_me_leaves_no_trace_in_boards_stats_or_streaks(
+    host: Host, engine: AsyncEngine
+) -> None:
+    await schedule(host, action="daily", time="10:00")
+    await run_until(host, at("2026-03-02 10:00"))
+    await host.click("ana", host.correct_letter(), CHANNEL)
+    await one_question(host, CHANNEL, {"ana": True})
+    await host.command("forget-me", user="ana", moderator=False)
+
+    async with engine.connect() as connection:
+        for table in ("channel_scores", "community_scores", "member_questions", "daily_streaks"):
+            found = await connection.execute(text(f"SELECT count(*) FROM {table}"))
+            assert found.scalar_one() == 0, table
+    stats = await host.stats("ana")
+    assert (stats.answered, stats.points) == (0, 0)
+
+
+async def test_concurrent_batches_with_the_same_members_count_each_answer_once(
+    host: Host, repository: Repository, engine: AsyncEngine
+) -> None:
+    """On PostgreSQL the batches run on separate connections at once: rows are
+    written in key order, so overlapping members never deadlock."""
+    await host.start(CHANNEL, questions=1, seconds=600)
+    await host.start(OTHER_CHANNEL, questions=1, seconds=600)
+    posts = []
+    for target in (CHANNEL, OTHER_CHANNEL):
+        parsed = parse_answer_custom_id(host.current(target).message.buttons[0].custom_id)
+        assert parsed is not None
+        post = await repository.posts.post(parsed[0])
+        assert post is not None
+        posts.append(post)
+    members = [f"member-{n:03d}" for n in range(200)]
+    now = host.clock.now()
+
+    def batch(post_index: int, order: list[str]) -> list[NewAnswer]:
+        post = posts[post_index]
+        return [NewAnswer(post, user, 0, post.correct_slot == 0, 10, now) for user in order]
+
+    results = await asyncio.gather(
+        repository.answers.record_answers(batch(0, members)),
+        repository.answers.record_answers(batch(1, members[::-1])),
+        repository.answers.record_answers(batch(0, members[::-1])),  # the same clicks again
+        repository.answers.record_answers(batch(1, members)),
+    )
+    assert sum(map(sum, results)) == 2 * len(members)
+    assert await check_read_models(engine) == ([], 0)
+    board = await host.leaderboard(scope="server", period="all")
+    assert len(board) == 10
+    assert {points for _, points in board} <= {0, 20}
+
+
+def test_db_check_and_rebuild_commands(tmp_path: Path) -> None:
+    played = run_cli("play", "--questions", "3", cwd=tmp_path, stdin="A\nB\nC\n")
+    assert played.returncode == 0, played.stderr
+    clean = run_cli("db", "check", cwd=tmp_path)
+    assert clean.returncode == 0, clean.stderr
+    assert "Read models match the answers." in clean.stdout
+
+    with sqlite3.connect(tmp_path / "data" / "quizmaster.db") as database:
+        database.execute("UPDATE member_questions SET answered = answered + 1")
+    damaged = run_cli("db", "check", cwd=tmp_path)
+    assert damaged.returncode == 1
+    assert "member_questions" in damaged.stdout
+    assert "difference(s) between the read models and the answers" in damaged.stderr
+
+    rebuilt = run_cli("db", "rebuild", cwd=tmp_path)
+    assert rebuilt.returncode == 0, rebuilt.stderr
+    assert run_cli("db", "check", cwd=tmp_path).returncode == 0
