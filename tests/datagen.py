@@ -54,7 +54,7 @@ _MESSAGE_BASE = 830_000_000_000_000_000
 _ZONES = ("Europe/Berlin", "America/New_York", "Asia/Tokyo", "Australia/Sydney")
 # Activity of a community's members falls off as 1/rank**_ZIPF.
 _ZIPF = 1.0
-# Share of answers given by members of another community.
+# Share of answers given by members of another community (any member alike).
 _VISITOR_SHARE = 0.05
 # A live quiz every few days per channel, of a few questions each.
 _LIVE_QUIZ_EVERY_DAYS = 3
@@ -129,7 +129,6 @@ class _Members:
         ]
         self.home_cum = [list(itertools.accumulate(weights[m] for m in pool)) for pool in self.home]
         self.everyone = list(range(members))
-        self.everyone_cum = list(itertools.accumulate(weights))
         self.weights = weights
 
     def pick(self, community: int, count: int, rng: random.Random) -> list[int]:
@@ -144,8 +143,10 @@ class _Members:
                 self.home[community], self.home_cum[community], need - visitors, rng
             ):
                 chosen[member] = None
-            for member in self._draw(self.everyone, self.everyone_cum, visitors, rng):
-                chosen[member] = None
+            # Visitors are anyone, unweighted: a community's regulars (its heavy
+            # members above all) rarely answer elsewhere.
+            for _ in range(visitors):
+                chosen[rng.randrange(len(self.everyone))] = None
         if len(chosen) < count:
             # Nearly everyone answers this post: a weighted shuffle of everyone.
             keys = {m: rng.random() ** (1.0 / self.weights[m]) for m in self.everyone}
