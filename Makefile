@@ -48,6 +48,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/answers.py
 	$(BIN)/python bench/schedule.py
 	$(BIN)/python bench/faults.py
+	$(BIN)/python bench/boards.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .benchmarks build dist *.egg-info

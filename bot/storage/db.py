@@ -78,19 +78,20 @@ def alembic_config() -> Config:
     return config
 
 
-def _upgrade(connection: Connection) -> None:
+def _upgrade(connection: Connection, revision: str) -> None:
     if connection.dialect.name == "postgresql":
         # Two processes starting together must not both run the migrations.
         connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _MIGRATION_LOCK_KEY})
     config = alembic_config()
     config.attributes["connection"] = connection
-    command.upgrade(config, "head")
+    command.upgrade(config, revision)
 
 
-async def upgrade(engine: AsyncEngine) -> None:
-    """Create or upgrade the schema to the newest migration."""
+async def upgrade(engine: AsyncEngine, revision: str = "head") -> None:
+    """Create or upgrade the schema to the newest migration, or to `revision`
+    (tests and benchmarks fill an older schema, then migrate it like a release)."""
     async with engine.begin() as connection:
-        await connection.run_sync(_upgrade)
+        await connection.run_sync(_upgrade, revision)
 
 
 async def check_read_models(engine: AsyncEngine) -> tuple[list[str], int]:
