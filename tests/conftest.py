@@ -41,9 +41,11 @@ def _asyncpg_dsn(url: str) -> str:
     return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
 
 
-async def _migrated(url: str, search_path: str | None = None) -> AsyncEngine:
+async def _migrated(
+    url: str, search_path: str | None = None, revision: str = "head"
+) -> AsyncEngine:
     made = create_engine(url, search_path=search_path)
-    await upgrade(made)
+    await upgrade(made, revision)
     return made
 
 
@@ -162,6 +164,32 @@ async def fresh_engine(
     schema = await _new_schema()
     try:
         made = await _migrated(POSTGRES_URL, schema)
+        try:
+            yield made
+        finally:
+            await made.dispose()
+    finally:
+        await _drop_schemas([schema])
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+async def engine_at_0005(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> AsyncIterator[AsyncEngine]:
+    """A database migrated only to revision 0005, the schema before the read
+    models: for tests of upgrading a database that already holds answers."""
+    if request.param == "sqlite":
+        made = await _migrated(f"sqlite+aiosqlite:///{tmp_path / 'quiz.db'}", revision="0005")
+        try:
+            yield made
+        finally:
+            await made.dispose()
+        return
+    if not POSTGRES_URL:
+        pytest.skip(SKIP_POSTGRES)
+    schema = await _new_schema()
+    try:
+        made = await _migrated(POSTGRES_URL, schema, revision="0005")
         try:
             yield made
         finally:
