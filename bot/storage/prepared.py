@@ -9,7 +9,8 @@ and the driver gets the whole batch in one call.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from operator import itemgetter
 from typing import Any
 
 from sqlalchemy import Dialect
@@ -20,19 +21,26 @@ class Prepared:
     def __init__(self, statement: Any, dialect: Dialect, columns: Sequence[str]) -> None:
         compiled = statement.compile(dialect=dialect, column_keys=list(columns))
         self.sql = str(compiled)
-        # A parameter that is not a column is a value the statement itself
-        # binds (a literal such as a CASE's 0).
-        binds = [compiled.binds[name] for name in compiled.positiontup or ()]
-        self._slots: list[tuple[str, Callable[[Any], Any] | None, Any]] = [
-            (bind.key, bind.type.bind_processor(dialect), bind.value) for bind in binds
+        names = list(compiled.positiontup or ())
+        unknown = set(names) - set(columns)
+        # Every parameter must be a column value: literals belong in the SQL.
+        assert not unknown, f"parameters that are not columns: {unknown}"
+        self._values = itemgetter(*names)
+        self._convert = [
+            (index, process)
+            for index, name in enumerate(names)
+            if (process := compiled.binds[name].type.bind_processor(dialect)) is not None
         ]
-        self._columns = set(columns)
 
     def row(self, values: Mapping[str, Any]) -> tuple[Any, ...]:
-        return tuple(
-            (process(values[name]) if process else values[name]) if name in self._columns else fixed
-            for name, process, fixed in self._slots
-        )
+        found = self._values(values)
+        row: tuple[Any, ...] = found if isinstance(found, tuple) else (found,)
+        if not self._convert:
+            return row
+        converted = list(row)
+        for index, process in self._convert:
+            converted[index] = process(converted[index])
+        return tuple(converted)
 
     async def run(self, connection: AsyncConnection, rows: Sequence[Mapping[str, Any]]) -> None:
         if rows:

@@ -16,7 +16,7 @@ from functools import lru_cache
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import Dialect, case, delete, func, or_, select, update
+from sqlalchemy import Dialect, case, delete, func, literal_column, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -413,12 +413,16 @@ def _step_streak(dialect: str) -> Any:
     existing row a right answer extends the run and a wrong one ends it."""
     stmt = _insert(dialect, DailyStreak)
     row, new = DailyStreak.__table__.c, stmt.excluded
-    extended = row.current + 1
+    # Literals in the SQL text: a Prepared statement binds column values only.
+    one: Any = literal_column("1")
+    zero: Any = literal_column("0")
+    extended = row.current + one
+    right = new.current == one
     return stmt.on_conflict_do_update(
         index_elements=["channel_id", "user_id"],
         set_={
-            "current": case((new.current == 1, extended), else_=0),
-            "best": case(((new.current == 1) & (extended > row.best), extended), else_=row.best),
+            "current": case((right, extended), else_=zero),
+            "best": case((right & (extended > row.best), extended), else_=row.best),
         },
     )
 
