@@ -9,7 +9,7 @@ and the driver gets the whole batch in one call.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from operator import itemgetter
 from typing import Any
 
@@ -26,11 +26,17 @@ class Prepared:
         # Every parameter must be a column value: literals belong in the SQL.
         assert not unknown, f"parameters that are not columns: {unknown}"
         self._values = itemgetter(*names)
-        self._convert = [
-            (index, process)
-            for index, name in enumerate(names)
-            if (process := compiled.binds[name].type.bind_processor(dialect)) is not None
-        ]
+        # One conversion per column type, so a value repeated in several
+        # columns of that type is converted once per row.
+        by_type: dict[str, Callable[[Any], Any] | None] = {}
+        self._convert: list[tuple[int, Callable[[Any], Any]]] = []
+        for index, name in enumerate(names):
+            column_type = compiled.binds[name].type
+            kind = repr(column_type)
+            if kind not in by_type:
+                by_type[kind] = column_type.bind_processor(dialect)
+            if (process := by_type[kind]) is not None:
+                self._convert.append((index, process))
 
     def row(self, values: Mapping[str, Any]) -> tuple[Any, ...]:
         found = self._values(values)
@@ -38,8 +44,13 @@ class Prepared:
         if not self._convert:
             return row
         converted = list(row)
+        done: dict[tuple[int, int], Any] = {}
         for index, process in self._convert:
-            converted[index] = process(converted[index])
+            value = converted[index]
+            key = (id(process), id(value))
+            if key not in done:
+                done[key] = process(value)
+            converted[index] = done[key]
         return tuple(converted)
 
     async def run(self, connection: AsyncConnection, rows: Sequence[Mapping[str, Any]]) -> None:

@@ -153,10 +153,14 @@ def _week_and_month(zone: ZoneInfo, minute: datetime) -> tuple[str, str]:
 def _step(
     rows: dict[Any, list[Step]], key: Any, week: str, month: str, answer: ScoredAnswer
 ) -> None:
-    steps = rows.setdefault(key, [])
-    if not steps or steps[-1].week != week or steps[-1].month != month:
-        steps.append(Step(week, month, Tally()))
-    steps[-1].tally.add(answer.correct, answer.points, answer.at)
+    steps = rows.get(key)
+    if steps is None:
+        rows[key] = steps = []
+    elif steps[-1].week == week and steps[-1].month == month:
+        steps[-1].tally.add(answer.correct, answer.points, answer.at)
+        return
+    last = answer.at if answer.correct else None
+    steps.append(Step(week, month, Tally(answer.points, int(answer.correct), 1, last)))
 
 
 def fold(steps: dict[Any, list[Step]]) -> dict[Any, ScoreRow]:
@@ -285,8 +289,36 @@ async def forget(session: AsyncSession, platform: str, user_id: str) -> None:
 
 
 def _score_values(step: Step, **key: Any) -> dict[str, Any]:
-    """A new row for this step; on an existing row the upsert adds it instead."""
-    return score_row(ScoreRow.first(step), **key)
+    """A new row for this step (score_row of ScoreRow.first, spelled out: it
+    runs for every answer); on an existing row the upsert adds it instead."""
+    points, correct, answered, last = (
+        step.tally.points,
+        step.tally.correct,
+        step.tally.answered,
+        step.tally.last_correct_at,
+    )
+    return {
+        **key,
+        "week": step.week,
+        "month": step.month,
+        "prev_week": None,
+        "points": points,
+        "correct": correct,
+        "answered": answered,
+        "last_correct_at": last,
+        "week_points": points,
+        "week_correct": correct,
+        "week_answered": answered,
+        "week_last_correct_at": last,
+        "month_points": points,
+        "month_correct": correct,
+        "month_answered": answered,
+        "month_last_correct_at": last,
+        "prev_week_points": 0,
+        "prev_week_correct": 0,
+        "prev_week_answered": 0,
+        "prev_week_last_correct_at": None,
+    }
 
 
 def score_row(row: ScoreRow, **key: Any) -> dict[str, Any]:
