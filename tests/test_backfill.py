@@ -13,7 +13,7 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import and_, case, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from bot.quiz.rules import LEADERBOARD_SIZE, Period, Window, period_key, period_window, streak_table
+from bot.quiz.rules import LEADERBOARD_SIZE, Period, Window, period_key, period_window, streaks
 from bot.storage.db import check_read_models, upgrade
 from bot.storage.models import Answer, Channel, Post
 from bot.storage.records import RankRow
@@ -79,7 +79,11 @@ async def old_streaks(connection: AsyncConnection, channel_id: int) -> dict[str,
     by_user: dict[str, dict[int, bool]] = {}
     for user_id, post_id, correct in answers:
         by_user.setdefault(user_id, {})[post_id] = bool(correct)
-    return streak_table([(p, bool(closed)) for p, closed in posts], by_user)
+    history = [(p, bool(closed)) for p, closed in posts]
+    return {
+        user: streaks([mine.get(p, False) for p, closed in history if closed or p in mine])
+        for user, mine in by_user.items()
+    }
 
 
 def streak_ranking(table: dict[str, tuple[int, int]]) -> list[tuple[str, tuple[int, int]]]:

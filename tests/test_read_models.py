@@ -5,6 +5,7 @@ path, checked against the answers by `quizmaster db check`, repaired by
 from __future__ import annotations
 
 import asyncio
+import random
 import re
 import sqlite3
 from datetime import UTC, datetime, timedelta
@@ -16,6 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.chat import Target
 from bot.quiz.render import parse_answer_custom_id
+from bot.quiz.rules import streak_table, streaks
 from bot.storage.db import check_read_models, rebuild_read_models
 from bot.storage.records import NewAnswer
 from bot.storage.repository import Repository
@@ -190,3 +192,23 @@ def test_db_check_and_rebuild_commands(tmp_path: Path) -> None:
     rebuilt = run_cli("db", "rebuild", cwd=tmp_path)
     assert rebuilt.returncode == 0, rebuilt.stderr
     assert run_cli("db", "check", cwd=tmp_path).returncode == 0
+
+
+def test_the_streak_recount_agrees_with_the_plain_definition() -> None:
+    """`streak_table` walks members' answers only; on random histories it
+    gives what `streaks` gives over each member's list of closed or answered
+    posts, the rule the README states."""
+    rng = random.Random(7)
+    for _ in range(300):
+        posts = [(post_id, rng.random() < 0.85) for post_id in range(rng.randint(0, 12))]
+        answers = {
+            f"m{member}": {
+                post_id: rng.random() < 0.7 for post_id, _ in posts if rng.random() < 0.6
+            }
+            for member in range(4)
+        }
+        plain = {
+            user: streaks([mine.get(p, False) for p, closed in posts if closed or p in mine])
+            for user, mine in answers.items()
+        }
+        assert streak_table(posts, answers) == plain

@@ -146,13 +146,31 @@ def streak_table(
     posts: list[tuple[int, bool]], answers: dict[str, dict[int, bool]]
 ) -> dict[str, tuple[int, int]]:
     """Everyone's (current, best) streak in a channel from its daily posts
-    (id, closed), oldest first, and each member's answers (post id → correct).
+    (id, closed), oldest first, and each member's answers (post id → correct):
+    for each member, `streaks` of the posts that closed or that they answered
+    (an open post counts for a member only once they answered it).
 
-    An open post counts for a member only once they answered it."""
+    Walks each member's answers only, not every post for every member: a
+    closed post between two of a member's answers (or after the last one) is
+    one they missed. That keeps a recount of a big channel linear."""
+    position = {post_id: index for index, (post_id, _) in enumerate(posts)}
+    # closed_before[i]: how many of the first i posts are closed.
+    closed_before = [0]
+    for _, closed in posts:
+        closed_before.append(closed_before[-1] + int(closed))
     table: dict[str, tuple[int, int]] = {}
     for user, mine in answers.items():
-        results = [
-            mine.get(post_id, False) for post_id, closed in posts if closed or post_id in mine
-        ]
-        table[user] = streaks(results)
+        current = best = 0
+        after = 0  # index just past the member's previous answer
+        for index, correct in sorted(
+            (position[post_id], correct) for post_id, correct in mine.items() if post_id in position
+        ):
+            if closed_before[index] > closed_before[after]:
+                current = 0  # missed a closed post in between
+            current = current + 1 if correct else 0
+            best = max(best, current)
+            after = index + 1
+        if closed_before[len(posts)] > closed_before[after]:
+            current = 0
+        table[user] = (current, best)
     return table

@@ -134,7 +134,9 @@ class ScoreSteps:
     def of(cls, answers: Iterable[ScoredAnswer]) -> ScoreSteps:
         steps = cls({}, {}, {})
         for answer in answers:
-            week, month = _week_and_month(answer.zone, answer.at.replace(second=0, microsecond=0))
+            at = answer.at
+            quarter = at.replace(minute=at.minute - at.minute % 15, second=0, microsecond=0)
+            week, month = _week_and_month(answer.zone, quarter)
             _step(steps.channels, (answer.channel_id, answer.user_id), week, month, answer)
             wide = (answer.platform, answer.community, answer.user_id)
             _step(steps.communities, wide, week, month, answer)
@@ -143,11 +145,12 @@ class ScoreSteps:
         return steps
 
 
-@lru_cache(maxsize=4096)
-def _week_and_month(zone: ZoneInfo, minute: datetime) -> tuple[str, str]:
-    """Cached per zone and minute: weeks and months begin on a minute, and a
-    burst of answers shares a handful of minutes."""
-    return period_key(Period.WEEK, minute, zone), period_key(Period.MONTH, minute, zone)
+@lru_cache(maxsize=1 << 16)
+def _week_and_month(zone: ZoneInfo, quarter: datetime) -> tuple[str, str]:
+    """Cached per zone and quarter hour: every zone's offset is a whole number
+    of quarter hours, so local weeks and months begin on one, and a burst of
+    answers (or a recount of 90 days) shares few of them."""
+    return period_key(Period.WEEK, quarter, zone), period_key(Period.MONTH, quarter, zone)
 
 
 def _step(
