@@ -28,6 +28,7 @@ import os
 import random
 import sys
 import tempfile
+import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,10 +36,10 @@ from typing import Any
 
 import discord
 from common import ROOT, postgres_schema
-from discord_fake_process import CHANNEL, GUILD, MODERATOR
+from discord_fake_process import GUILD, MODERATOR, quiz_channel
 
 from bot.adapters import discord_platform
-from bot.adapters.discord_platform import point_at
+from bot.adapters.discord_platform import DiscordAdapter, point_at
 from bot.chat import Target
 from bot.clock import SystemClock
 from bot.config import Settings
@@ -100,6 +101,7 @@ class Result:
     latencies: list[float]
     unanswered: int
     replies: dict[str, int]
+    cpu_per_click: float  # seconds of this process's CPU (the bot's) per timed click
     problems: list[str]
 
     def percentile(self, share: float) -> float:
@@ -112,8 +114,22 @@ async def timed_clicks(
 ) -> Result:
     """WARMUP untimed clicks, then `count` timed ones, each by a new member."""
     await fake.ask("clicks", **message, first_member=0, count=WARMUP, rate=rate)
+    cpu = time.process_time()
     answer = await fake.ask("clicks", **message, first_member=WARMUP, count=count, rate=rate)
-    return Result(name, answer["latencies"], answer["unanswered"], answer["replies"], [])
+    cpu_per_click = (time.process_time() - cpu) / count
+    return Result(
+        name, answer["latencies"], answer["unanswered"], answer["replies"], cpu_per_click, []
+    )
+
+
+async def wait_until_connected(adapter: DiscordAdapter) -> None:
+    """discord.py runs on_ready (which marks the adapter connected) just after
+    `start` returns; a question posted before that would wait for a retry."""
+    for _ in range(500):
+        if adapter.connected:
+            return
+        await asyncio.sleep(0.01)
+    raise RuntimeError("the Discord adapter never connected")
 
 
 # -- the bare bot ---------------------------------------------------------------------------
@@ -158,7 +174,12 @@ async def measure_bare(fake: FakeProcess, rate: float, count: int) -> Result:
 
 
 async def measure_quizmaster(
-    fake: FakeProcess, url: str, rate: float, count: int, search_path: str | None = None
+    fake: FakeProcess,
+    url: str,
+    channel: str,
+    rate: float,
+    count: int,
+    search_path: str | None = None,
 ) -> Result:
     engine = create_engine(url, search_path=search_path)
     await upgrade(engine)
@@ -174,16 +195,17 @@ async def measure_quizmaster(
     platform = discord_platform.platform(settings, service, guild_ready_timeout=0.05)
     service.register(platform.adapter)
     await platform.start()
+    await wait_until_connected(platform.adapter)
     timers = asyncio.create_task(service.run_timers())
     name = engine.dialect.name
     try:
         # Open long enough for the warm-up and every timed click.
         seconds = int((WARMUP + count) / rate) + 60
         started = await service.start(
-            Target("discord", GUILD, CHANNEL), MODERATOR, questions=1, seconds=seconds
+            Target("discord", GUILD, channel), MODERATOR, questions=1, seconds=seconds
         )
         assert started.text.startswith("Starting a quiz"), started.text
-        message = await fake.ask("question")
+        message = await fake.ask("question", channel=channel)
         result = await timed_clicks(fake, message, rate, count, name)
         post_id, _ = parse_answer_custom_id(message["custom_ids"][0]) or (0, 0)
         stored = await service.repository.answer_count(post_id)
@@ -207,42 +229,78 @@ def report(result: Result, bare: Result | None) -> None:
     p50, p99 = result.percentile(0.5) * 1000, result.percentile(0.99) * 1000
     line = (
         f"{result.name:<10} {len(result.latencies)} answered, {result.unanswered} unanswered  "
-        f"p50 {p50:6.1f} ms  p99 {p99:6.1f} ms"
+        f"p50 {p50:6.1f} ms  p99 {p99:6.1f} ms  bot CPU {result.cpu_per_click * 1000:.2f} ms/click"
     )
     if bare is not None:
-        line += f"  p99 ours/bare {result.percentile(0.99) / bare.percentile(0.99):.1f}×"
+        line += f"  p99 ours/bare {ratio(result, bare):.1f}×"
     print(line, flush=True)
     for problem in result.problems:
         print(f"{'':<10} PROBLEM: {problem}", flush=True)
+
+
+def ratio(ours: Result, bare: Result) -> float:
+    return ours.percentile(0.99) / bare.percentile(0.99)
+
+
+def spread(values: list[float], unit: str) -> str:
+    low, high = min(values), max(values)
+    return f"{low:.1f}{unit}" if len(values) == 1 else f"{low:.1f}–{high:.1f}{unit}"
 
 
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--rate", type=float, default=200.0, help="clicks per second")
     parser.add_argument("--seconds", type=float, default=10.0, help="timed clicks last this long")
+    parser.add_argument("--rounds", type=int, default=1, help="measure everything this often")
     parser.add_argument("--postgres", default=os.environ.get("QUIZ_TEST_POSTGRES_URL"))
     options = parser.parse_args()
     # As `quizmaster run` logs: INFO to stderr.
     logging.basicConfig(level=logging.INFO, stream=sys.stderr)
     count = int(options.rate * options.seconds)
     print(f"{options.rate:.0f} clicks/s for {options.seconds:.0f} s ({count} clicks) each:")
+    results: dict[str, list[Result]] = {}
+    ratios: dict[str, list[float]] = {}
+    channels = iter(range(2 * options.rounds))
     async with fake_discord(WARMUP + count) as fake:
         point_at(fake.api_url, fake.gateway_url)
-        bare = await measure_bare(fake, options.rate, count)
-        report(bare, None)
-        with tempfile.TemporaryDirectory() as folder:
-            sqlite = f"sqlite+aiosqlite:///{folder}/bench.db"
-            report(await measure_quizmaster(fake, sqlite, options.rate, count), bare)
-        if options.postgres:
-            async with postgres_schema(options.postgres) as schema:
-                report(
-                    await measure_quizmaster(
-                        fake, options.postgres, options.rate, count, search_path=schema
-                    ),
-                    bare,
+        for _ in range(options.rounds):
+            bare = await measure_bare(fake, options.rate, count)
+            report(bare, None)
+            measured = [bare]
+            with tempfile.TemporaryDirectory() as folder:
+                sqlite = f"sqlite+aiosqlite:///{folder}/bench.db"
+                channel = quiz_channel(next(channels))
+                measured.append(
+                    await measure_quizmaster(fake, sqlite, channel, options.rate, count)
                 )
-        else:
-            print("postgresql skipped: set QUIZ_TEST_POSTGRES_URL or pass --postgres URL")
+                report(measured[-1], bare)
+            if options.postgres:
+                async with postgres_schema(options.postgres) as schema:
+                    channel = quiz_channel(next(channels))
+                    measured.append(
+                        await measure_quizmaster(
+                            fake, options.postgres, channel, options.rate, count, schema
+                        )
+                    )
+                    report(measured[-1], bare)
+            for result in measured:
+                results.setdefault(result.name, []).append(result)
+                if result is not bare:
+                    ratios.setdefault(result.name, []).append(ratio(result, bare))
+    if not options.postgres:
+        print("postgresql skipped: set QUIZ_TEST_POSTGRES_URL or pass --postgres URL")
+    if options.rounds > 1:
+        print(f"over {options.rounds} rounds:")
+        for name, runs in results.items():
+            p50s = [run.percentile(0.5) * 1000 for run in runs]
+            p99s = [run.percentile(0.99) * 1000 for run in runs]
+            line = f"{name:<10} p50 {spread(p50s, ' ms')}  p99 {spread(p99s, ' ms')}"
+            if name in ratios:
+                line += f"  p99 ours/bare {spread(ratios[name], '×')}"
+            print(line)
+    failed = [problem for runs in results.values() for run in runs for problem in run.problems]
+    if failed:
+        raise SystemExit(f"{len(failed)} problem(s): not every click was answered and stored once")
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@ bot is busy (a late click is then timed from when it was sent, as Discord
 would). Driven by JSON lines on stdin; answers in JSON lines on stdout:
 
     {"op": "plain_message"}        → {"message_id", "custom_ids"}: a message with one button
-    {"op": "question"}             → {"message_id", "custom_ids"}: the newest question posted
+    {"op": "question", "channel"}  → {"message_id", "custom_ids"}: the newest question there
     {"op": "clicks", "message_id", "custom_ids", "first_member", "count", "rate"}
         → {"latencies": [s, …], "unanswered": n, "replies": {text: n}}
 
@@ -38,7 +38,15 @@ from tests.fakes.fake_discord import (
 )
 
 GUILD = "110000000000000001"
-CHANNEL = "220000000000000001"
+BARE_CHANNEL = "220000000000000000"
+
+
+def quiz_channel(number: int) -> str:
+    """One channel per measurement: Discord (and the fake) return the message
+    already made for a nonce repeated in a channel, and each database starts at post 1."""
+    return str(220000000000000001 + number)
+
+
 MODERATOR = "440000000000000001"
 FIRST_MEMBER = 500000000000000000
 # How long after the last click is sent its answer may still come.
@@ -125,15 +133,15 @@ def plain_message(fake: TimedFakeDiscord) -> dict[str, Any]:
             }
         ],
     }
-    message = fake._message(CHANNEL, body)
+    message = fake._message(BARE_CHANNEL, body)
     fake.messages[message["id"]] = message
     fake.handed_out.add(message["id"])
     return {"message_id": message["id"], "custom_ids": ["bare:a"]}
 
 
-async def newest_question(fake: TimedFakeDiscord) -> dict[str, Any]:
+async def newest_question(fake: TimedFakeDiscord, channel: str) -> dict[str, Any]:
     found = await fake.wait_for(
-        lambda: [m for m in fake.questions(CHANNEL) if m["id"] not in fake.handed_out], within=10
+        lambda: [m for m in fake.questions(channel) if m["id"] not in fake.handed_out], within=10
     )
     message = found[-1]
     fake.handed_out.add(message["id"])
@@ -145,7 +153,7 @@ async def newest_question(fake: TimedFakeDiscord) -> dict[str, Any]:
 
 async def serve(members: int) -> None:
     fake = TimedFakeDiscord()
-    fake.add_guild(GUILD, [CHANNEL])
+    fake.add_guild(GUILD, [BARE_CHANNEL])
     fake.add_member(GUILD, MODERATOR, "Mod", permissions=MEMBER_PERMISSIONS | MANAGE_GUILD)
     for number in range(members):
         fake.add_member(GUILD, member_id(number))
@@ -165,7 +173,7 @@ async def serve(members: int) -> None:
             if order["op"] == "plain_message":
                 say(plain_message(fake))
             elif order["op"] == "question":
-                say(await newest_question(fake))
+                say(await newest_question(fake, order["channel"]))
             elif order["op"] == "clicks":
                 say(
                     await clicks(
