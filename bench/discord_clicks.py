@@ -43,6 +43,7 @@ from bot.adapters.discord_platform import DiscordAdapter, point_at
 from bot.chat import Target
 from bot.clock import SystemClock
 from bot.config import Settings
+from bot.heap import start_up_frozen
 from bot.quiz.bank import load_banks
 from bot.quiz.render import parse_answer_custom_id
 from bot.quiz.service import QuizService
@@ -206,7 +207,8 @@ async def measure_quizmaster(
         )
         assert started.text.startswith("Starting a quiz"), started.text
         message = await fake.ask("question", channel=channel)
-        result = await timed_clicks(fake, message, rate, count, name)
+        with start_up_frozen():  # as `quizmaster run` does once connected
+            result = await timed_clicks(fake, message, rate, count, name)
         post_id, _ = parse_answer_custom_id(message["custom_ids"][0]) or (0, 0)
         stored = await service.repository.answer_count(post_id)
         if stored != WARMUP + count:
