@@ -15,6 +15,7 @@ from bot.app import Runtime
 from bot.config import SETTINGS_HELP, Settings
 from bot.console import local_channel
 from bot.health import check_port_free, describe_bind_error, start_health_server
+from bot.heap import start_up_frozen
 from bot.platforms import Platform, StartError, build_platform
 from bot.storage.db import describe_database_error
 
@@ -120,7 +121,8 @@ async def _run(settings: Settings) -> int:
                 if not await _started_unless_stopped(platform, stopping):
                     break
                 log.info("%s connected", name)
-            await stopping.wait()
+            with start_up_frozen():
+                await stopping.wait()
         finally:
             for task in tasks:
                 task.cancel()

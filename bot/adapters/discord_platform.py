@@ -267,27 +267,25 @@ async def _refuse(interaction: discord.Interaction[Any], target: Target | None) 
     await respond(interaction, _known(message), COMMAND_FALLBACK)
 
 
-async def _settled(work: Awaitable[OutMessage], fallback: Fallback) -> OutMessage:
-    """The work's reply; the fallback's when it fails or takes longer than
-    ANSWER_WITHIN. Not cancelled then: a command half done is worse than one
-    finishing late, and a late click is found by the member's next click."""
-    task = asyncio.ensure_future(work)
-    task.add_done_callback(_retrieve)
-    try:
-        return await asyncio.wait_for(asyncio.shield(task), ANSWER_WITHIN)
-    except TimeoutError:
-        log.warning("an interaction took longer than %.0f s; told the member", ANSWER_WITHIN)
-        return fallback.slow()
-    except Exception:
-        log.exception("an interaction failed")
-        return fallback.failed()
-
-
 def _retrieve(task: asyncio.Future[OutMessage]) -> None:
     """Work given up on may still fail later: take its error, so asyncio does
     not report it as never retrieved (the service logs its own failures)."""
     if not task.cancelled() and task.exception() is not None:
         log.debug("an interaction's work failed", exc_info=task.exception())
+
+
+def _settled(task: asyncio.Future[OutMessage], fallback: Fallback) -> OutMessage:
+    """The work's reply; the fallback's when it failed or is not done by now
+    (ANSWER_WITHIN). Not cancelled then: a command half done is worse than one
+    finishing late, and a late click is found by the member's next click."""
+    if not task.done():
+        log.warning("an interaction took longer than %.0f s; told the member", ANSWER_WITHIN)
+        return fallback.slow()
+    error = task.exception()
+    if error is not None:
+        log.error("an interaction failed", exc_info=error)
+        return fallback.failed()
+    return task.result()
 
 
 async def respond(
@@ -298,12 +296,18 @@ async def respond(
     """Answer within Discord's window: directly when the work is quick, else
     defer privately and send the result as a followup. The work is done (or
     given up on, and the member told) before anything is answered."""
-    task = asyncio.ensure_future(_settled(work, fallback))
-    try:
-        message = await asyncio.wait_for(asyncio.shield(task), REPLY_WITHIN)
-    except TimeoutError:
-        await _deferred(interaction, task)
+    # One task and plain waits on it: every future layered between the work and
+    # the reply is one more pass through the event loop, and at a few hundred
+    # clicks a second each pass waits behind everything else that is ready.
+    loop = asyncio.get_running_loop()
+    give_up_at = loop.time() + ANSWER_WITHIN
+    task = asyncio.ensure_future(work)
+    task.add_done_callback(_retrieve)
+    await asyncio.wait({task}, timeout=REPLY_WITHIN)
+    if not task.done():
+        await _deferred(interaction, task, fallback, give_up_at)
         return
+    message = _settled(task, fallback)
     try:
         await interaction.response.send_message(
             ephemeral=not message.public, **discord_render.payload(message)
@@ -313,13 +317,19 @@ async def respond(
 
 
 async def _deferred(
-    interaction: discord.Interaction[Any], task: asyncio.Future[OutMessage]
+    interaction: discord.Interaction[Any],
+    task: asyncio.Future[OutMessage],
+    fallback: Fallback,
+    give_up_at: float,
 ) -> None:
     try:
         await interaction.response.defer(ephemeral=True, thinking=True)
     except SEND_ERRORS as error:
         log.warning("could not defer an interaction: %s", error)
-    message = await task
+    left = give_up_at - asyncio.get_running_loop().time()
+    if left > 0:
+        await asyncio.wait({task}, timeout=left)
+    message = _settled(task, fallback)
     try:
         if message.public:
             # The placeholder is private; a public result gets a message of its own.

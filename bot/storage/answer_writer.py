@@ -4,6 +4,13 @@ Clicks that arrive while an answer transaction is in flight wait for it and
 then share the next one, so a burst of N clicks costs a handful of short
 transactions instead of N, and a lone click still goes straight through.
 
+Under steady clicking the writer paces itself: a transaction starts at most
+every BATCH_INTERVAL, and the answers arriving in between share it. Without
+that, clicks a few milliseconds apart (200 a second) each found the writer idle
+and each paid a transaction of its own, whose fixed cost is most of a click's
+CPU: the process ran near a full core and clicks queued behind one another
+(bench/discord_clicks.py). A click after a quiet spell is not held.
+
 One bad row must not cost the others their answer: a batch that fails is
 stored again one row at a time, so only the row that cannot be stored fails.
 """
@@ -19,6 +26,9 @@ from bot.storage.records import NewAnswer
 log = logging.getLogger(__name__)
 
 MAX_BATCH = 500
+# Seconds between the starts of two transactions while answers keep coming: at
+# most this much is added to a click's wait, and only while others are writing.
+BATCH_INTERVAL = 0.01
 
 
 class AnswerWriter:
@@ -26,6 +36,7 @@ class AnswerWriter:
         self.store = store
         self._pending: list[tuple[NewAnswer, asyncio.Future[bool]]] = []
         self._flusher: asyncio.Task[None] | None = None
+        self._last_started = float("-inf")  # loop time the last transaction began
 
     async def record(self, answer: NewAnswer) -> bool:
         """Store the answer; true if it counted (first answer, post still open).
@@ -43,7 +54,12 @@ class AnswerWriter:
             await asyncio.shield(self._flusher)
 
     async def _flush(self) -> None:
+        loop = asyncio.get_running_loop()
         while self._pending:
+            wait = self._last_started + BATCH_INTERVAL - loop.time()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            self._last_started = loop.time()
             batch, self._pending = self._pending[:MAX_BATCH], self._pending[MAX_BATCH:]
             try:
                 counted = await self.store.record_answers([answer for answer, _ in batch])

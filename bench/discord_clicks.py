@@ -1,0 +1,309 @@
+"""Discord click latency: Quizmaster against a bare discord.py bot, same fake, same run.
+
+The fake Discord of the tests runs in a process of its own
+(bench/discord_fake_process.py) and sends button clicks at a steady rate, each
+by a different member, open loop: on schedule whether or not earlier clicks were
+answered. Per click it times INTERACTION_CREATE sent → interaction callback
+received. Measured in turn:
+
+- bare:   a plain discord.Client whose on_interaction replies ephemerally;
+- sqlite / postgresql: Quizmaster's Discord adapter and quiz service with one
+  live question open (PostgreSQL when QUIZ_TEST_POSTGRES_URL or --postgres).
+
+Prints p50/p99 of each and the ratio of our p99 to the bare bot's; checks that
+every click was answered "Locked in" and stored once. Timings vary on shared
+machines: compare the figures within one run.
+
+    python bench/discord_clicks.py [--rate 200] [--seconds 10] [--postgres URL]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import random
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import discord
+from common import ROOT, postgres_schema
+from discord_fake_process import GUILD, MODERATOR, quiz_channel
+
+from bot.adapters import discord_platform
+from bot.adapters.discord_platform import DiscordAdapter, point_at
+from bot.chat import Target
+from bot.clock import SystemClock
+from bot.config import Settings
+from bot.heap import start_up_frozen
+from bot.quiz.bank import load_banks
+from bot.quiz.render import parse_answer_custom_id
+from bot.quiz.service import QuizService
+from bot.storage.db import create_engine, upgrade
+from bot.storage.repository import Repository
+
+# Clicks before the timed ones, not counted: first-use costs (connections,
+# caches, code paths) are not what a steady rate is about.
+WARMUP = 100
+
+
+class FakeProcess:
+    """The fake Discord's process, and its JSON-lines control channel."""
+
+    def __init__(self, process: asyncio.subprocess.Process, hello: dict[str, Any]) -> None:
+        self.process = process
+        self.token: str = hello["token"]
+        self.api_url: str = hello["api_url"]
+        self.gateway_url: str = hello["gateway_url"]
+
+    async def ask(self, op: str, **details: Any) -> dict[str, Any]:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.write((json.dumps({"op": op, **details}) + "\n").encode())
+        await self.process.stdin.drain()
+        answer: dict[str, Any] = json.loads(await self.process.stdout.readline())
+        return answer
+
+
+@contextlib.asynccontextmanager
+async def fake_discord(members: int) -> AsyncIterator[FakeProcess]:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        str(Path(__file__).with_name("discord_fake_process.py")),
+        "--members",
+        str(members),
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        limit=2**24,
+    )
+    try:
+        assert process.stdout is not None
+        yield FakeProcess(process, json.loads(await process.stdout.readline()))
+    finally:
+        if process.stdin is not None:
+            process.stdin.close()
+        try:
+            await asyncio.wait_for(process.wait(), 5)
+        except TimeoutError:
+            process.kill()
+            await process.wait()
+
+
+@dataclass
+class Result:
+    name: str
+    latencies: list[float]
+    unanswered: int
+    replies: dict[str, int]
+    cpu_per_click: float  # seconds of this process's CPU (the bot's) per timed click
+    problems: list[str]
+
+    def percentile(self, share: float) -> float:
+        ordered = sorted(self.latencies)
+        return ordered[min(len(ordered) - 1, int(len(ordered) * share))] if ordered else 0.0
+
+
+async def timed_clicks(
+    fake: FakeProcess, message: dict[str, Any], rate: float, count: int, name: str
+) -> Result:
+    """WARMUP untimed clicks, then `count` timed ones, each by a new member."""
+    await fake.ask("clicks", **message, first_member=0, count=WARMUP, rate=rate)
+    cpu = time.process_time()
+    answer = await fake.ask("clicks", **message, first_member=WARMUP, count=count, rate=rate)
+    cpu_per_click = (time.process_time() - cpu) / count
+    return Result(
+        name, answer["latencies"], answer["unanswered"], answer["replies"], cpu_per_click, []
+    )
+
+
+async def wait_until_connected(adapter: DiscordAdapter) -> None:
+    """discord.py runs on_ready (which marks the adapter connected) just after
+    `start` returns; a question posted before that would wait for a retry."""
+    for _ in range(500):
+        if adapter.connected:
+            return
+        await asyncio.sleep(0.01)
+    raise RuntimeError("the Discord adapter never connected")
+
+
+# -- the bare bot ---------------------------------------------------------------------------
+
+
+class BareBot(discord.Client):
+    """What any discord.py bot does at the least: answer each click privately."""
+
+    async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
+        await interaction.response.send_message("Locked in", ephemeral=True)
+
+
+async def connected(
+    client: discord.Client, token: str
+) -> tuple[discord.Client, asyncio.Task[None]]:
+    await client.login(token)
+    connection = asyncio.create_task(client.connect())
+    await client.wait_until_ready()
+    return client, connection
+
+
+async def disconnect(client: discord.Client, connection: asyncio.Task[None]) -> None:
+    await client.close()
+    with contextlib.suppress(Exception, asyncio.CancelledError):
+        await connection
+
+
+async def measure_bare(fake: FakeProcess, rate: float, count: int) -> Result:
+    intents = discord.Intents.none()
+    intents.guilds = True
+    client, connection = await connected(
+        BareBot(intents=intents, guild_ready_timeout=0.05), fake.token
+    )
+    try:
+        message = await fake.ask("plain_message")
+        return await timed_clicks(fake, message, rate, count, "bare")
+    finally:
+        await disconnect(client, connection)
+
+
+# -- Quizmaster -------------------------------------------------------------------------------
+
+
+async def measure_quizmaster(
+    fake: FakeProcess,
+    url: str,
+    channel: str,
+    rate: float,
+    count: int,
+    search_path: str | None = None,
+) -> Result:
+    engine = create_engine(url, search_path=search_path)
+    await upgrade(engine)
+    catalog, _ = load_banks([ROOT / "questions"])
+    service = QuizService(Repository(engine), catalog, SystemClock(), random.Random(1))
+    settings = Settings(  # type: ignore[call-arg]
+        _env_file=None,
+        DISCORD_TOKEN=fake.token,
+        QUIZ_DISCORD_GUILD_IDS=GUILD,
+        QUIZ_DISCORD_API_URL=fake.api_url,
+        QUIZ_DISCORD_GATEWAY_URL=fake.gateway_url,
+    )
+    platform = discord_platform.platform(settings, service, guild_ready_timeout=0.05)
+    service.register(platform.adapter)
+    await platform.start()
+    await wait_until_connected(platform.adapter)
+    timers = asyncio.create_task(service.run_timers())
+    name = engine.dialect.name
+    try:
+        # Open long enough for the warm-up and every timed click.
+        seconds = int((WARMUP + count) / rate) + 60
+        started = await service.start(
+            Target("discord", GUILD, channel), MODERATOR, questions=1, seconds=seconds
+        )
+        assert started.text.startswith("Starting a quiz"), started.text
+        message = await fake.ask("question", channel=channel)
+        with start_up_frozen():  # as `quizmaster run` does once connected
+            result = await timed_clicks(fake, message, rate, count, name)
+        post_id, _ = parse_answer_custom_id(message["custom_ids"][0]) or (0, 0)
+        stored = await service.repository.answer_count(post_id)
+        if stored != WARMUP + count:
+            result.problems.append(f"{stored} answers stored for {WARMUP + count} clicks")
+        locked_in = sum(n for text, n in result.replies.items() if text.startswith("Locked in"))
+        if locked_in != count:
+            result.problems.append(
+                f"{locked_in} of {count} replies say Locked in: {result.replies}"
+            )
+        return result
+    finally:
+        service.shutdown()
+        await platform.close()
+        timers.cancel()
+        await asyncio.gather(timers, return_exceptions=True)
+        await engine.dispose()
+
+
+def report(result: Result, bare: Result | None) -> None:
+    p50, p99 = result.percentile(0.5) * 1000, result.percentile(0.99) * 1000
+    line = (
+        f"{result.name:<10} {len(result.latencies)} answered, {result.unanswered} unanswered  "
+        f"p50 {p50:6.1f} ms  p99 {p99:6.1f} ms  bot CPU {result.cpu_per_click * 1000:.2f} ms/click"
+    )
+    if bare is not None:
+        line += f"  p99 ours/bare {ratio(result, bare):.1f}×"
+    print(line, flush=True)
+    for problem in result.problems:
+        print(f"{'':<10} PROBLEM: {problem}", flush=True)
+
+
+def ratio(ours: Result, bare: Result) -> float:
+    return ours.percentile(0.99) / bare.percentile(0.99)
+
+
+def spread(values: list[float], unit: str) -> str:
+    low, high = min(values), max(values)
+    return f"{low:.1f}{unit}" if len(values) == 1 else f"{low:.1f}–{high:.1f}{unit}"
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--rate", type=float, default=200.0, help="clicks per second")
+    parser.add_argument("--seconds", type=float, default=10.0, help="timed clicks last this long")
+    parser.add_argument("--rounds", type=int, default=1, help="measure everything this often")
+    parser.add_argument("--postgres", default=os.environ.get("QUIZ_TEST_POSTGRES_URL"))
+    options = parser.parse_args()
+    # As `quizmaster run` logs: INFO to stderr.
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr)
+    count = int(options.rate * options.seconds)
+    print(f"{options.rate:.0f} clicks/s for {options.seconds:.0f} s ({count} clicks) each:")
+    results: dict[str, list[Result]] = {}
+    ratios: dict[str, list[float]] = {}
+    channels = iter(range(2 * options.rounds))
+    async with fake_discord(WARMUP + count) as fake:
+        point_at(fake.api_url, fake.gateway_url)
+        for _ in range(options.rounds):
+            bare = await measure_bare(fake, options.rate, count)
+            report(bare, None)
+            measured = [bare]
+            with tempfile.TemporaryDirectory() as folder:
+                sqlite = f"sqlite+aiosqlite:///{folder}/bench.db"
+                channel = quiz_channel(next(channels))
+                measured.append(
+                    await measure_quizmaster(fake, sqlite, channel, options.rate, count)
+                )
+                report(measured[-1], bare)
+            if options.postgres:
+                async with postgres_schema(options.postgres) as schema:
+                    channel = quiz_channel(next(channels))
+                    measured.append(
+                        await measure_quizmaster(
+                            fake, options.postgres, channel, options.rate, count, schema
+                        )
+                    )
+                    report(measured[-1], bare)
+            for result in measured:
+                results.setdefault(result.name, []).append(result)
+                if result is not bare:
+                    ratios.setdefault(result.name, []).append(ratio(result, bare))
+    if not options.postgres:
+        print("postgresql skipped: set QUIZ_TEST_POSTGRES_URL or pass --postgres URL")
+    if options.rounds > 1:
+        print(f"over {options.rounds} rounds:")
+        for name, runs in results.items():
+            p50s = [run.percentile(0.5) * 1000 for run in runs]
+            p99s = [run.percentile(0.99) * 1000 for run in runs]
+            line = f"{name:<10} p50 {spread(p50s, ' ms')}  p99 {spread(p99s, ' ms')}"
+            if name in ratios:
+                line += f"  p99 ours/bare {spread(ratios[name], '×')}"
+            print(line)
+    failed = [problem for runs in results.values() for run in runs for problem in run.problems]
+    if failed:
+        raise SystemExit(f"{len(failed)} problem(s): not every click was answered and stored once")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
