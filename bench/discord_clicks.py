@@ -210,7 +210,7 @@ async def measure_quizmaster(
         with start_up_frozen():  # as `quizmaster run` does once connected
             result = await timed_clicks(fake, message, rate, count, name)
         post_id, _ = parse_answer_custom_id(message["custom_ids"][0]) or (0, 0)
-        stored = await service.repository.answer_count(post_id)
+        stored = await service.repository.answers.answer_count(post_id)
         if stored != WARMUP + count:
             result.problems.append(f"{stored} answers stored for {WARMUP + count} clicks")
         locked_in = sum(n for text, n in result.replies.items() if text.startswith("Locked in"))
