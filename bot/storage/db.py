@@ -39,9 +39,8 @@ class Database:
     On SQLite the reader is a pool of its own read-only connections: in WAL mode
     they read the last committed state while the one writer holds its lock, so
     a leaderboard never waits for a write, and a write never waits for a
-    leaderboard. On PostgreSQL (whose pool already runs transactions side by
-    side) and in-memory SQLite (a second connection would see another database)
-    the reader is the writer."""
+    leaderboard. On PostgreSQL, whose pool already runs transactions side by
+    side, the reader is the writer."""
 
     writer: AsyncEngine
     reader: AsyncEngine
@@ -59,15 +58,9 @@ class Database:
 def open_database(url: str, *, echo: bool = False, search_path: str | None = None) -> Database:
     """The write engine for `url` and, on a SQLite file, its read-only pool."""
     writer = create_engine(url, echo=echo, search_path=search_path)
-    parsed = make_url(url)
-    if parsed.get_backend_name() != "sqlite" or _in_memory(parsed):
+    if make_url(url).get_backend_name() != "sqlite":
         return Database(writer, writer)
     return Database(writer, _sqlite_reader(url, echo=echo))
-
-
-def _in_memory(url: URL) -> bool:
-    database = url.database or ""
-    return database in ("", ":memory:") or url.query.get("mode") == "memory"
 
 
 def create_engine(url: str, *, echo: bool = False, search_path: str | None = None) -> AsyncEngine:
