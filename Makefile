@@ -49,6 +49,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/schedule.py
 	$(BIN)/python bench/faults.py
 	$(BIN)/python bench/boards.py
+	$(BIN)/python bench/clicks.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .benchmarks build dist *.egg-info

@@ -24,17 +24,18 @@ from bot.clock import SystemClock
 from bot.quiz.bank import load_banks
 from bot.quiz.render import parse_answer_custom_id
 from bot.quiz.service import QuizService
-from bot.storage.db import create_engine, upgrade
+from bot.storage.db import open_database, upgrade
 from bot.storage.repository import Repository
 
 CHANNEL = Target("bench", "guild", "channel")
 
 
 async def measure(url: str, members: int, search_path: str | None = None) -> None:
-    engine = create_engine(url, search_path=search_path)
+    database = open_database(url, search_path=search_path)
+    engine = database.writer
     await upgrade(engine)
     catalog, _ = load_banks([ROOT / "questions"])
-    service = QuizService(Repository(engine), catalog, SystemClock(), random.Random(1))
+    service = QuizService(Repository(database), catalog, SystemClock(), random.Random(1))
     adapter = NullAdapter()
     service.register(adapter)
     await service.start(CHANNEL, "moderator", questions=1, seconds=600)
@@ -62,7 +63,7 @@ async def measure(url: str, members: int, search_path: str | None = None) -> Non
         f"p50 {statistics.median(latencies) * 1000:.1f} ms  p99 {p99 * 1000:.1f} ms"
     )
     await service.stop(CHANNEL)
-    await engine.dispose()
+    await database.dispose()
 
 
 async def main() -> None:

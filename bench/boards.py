@@ -33,7 +33,7 @@ from bot.chat import Command
 from bot.quiz import render
 from bot.quiz.bank import load_banks
 from bot.quiz.service import QuizService
-from bot.storage.db import create_engine, upgrade
+from bot.storage.db import open_database, upgrade
 from bot.storage.repository import Repository
 from tests.datagen import PLATFORM, SCHEMA_REVISION, GeneratedInfo, generate
 
@@ -95,7 +95,8 @@ def p95(samples: list[float]) -> float:
 
 
 async def measure(url: str, answers: int, calls: int, search_path: str | None = None) -> Run:
-    engine = create_engine(url, search_path=search_path)
+    database = open_database(url, search_path=search_path)
+    engine = database.writer
     try:
         await upgrade(engine, SCHEMA_REVISION)
         began = time.perf_counter()
@@ -105,7 +106,7 @@ async def measure(url: str, answers: int, calls: int, search_path: str | None = 
         migrated = time.perf_counter()
 
         catalog, _ = load_banks([ROOT / "questions"])
-        service = QuizService(Repository(engine), catalog, StoppedClock(), random.Random(1))
+        service = QuizService(Repository(database), catalog, StoppedClock(), random.Random(1))
         adapter = NullAdapter()
         adapter.platform = PLATFORM
         service.register(adapter)
@@ -125,7 +126,7 @@ async def measure(url: str, answers: int, calls: int, search_path: str | None = 
             timings[label] = p95(samples) * 1000
         return Run(answers, generated - began, migrated - generated, timings)
     finally:
-        await engine.dispose()
+        await database.dispose()
 
 
 @asynccontextmanager

@@ -33,7 +33,7 @@ from bot.chat import DeliveryError, MessageRef, OutMessage, Target
 from bot.clock import SystemClock
 from bot.quiz.bank import load_banks
 from bot.quiz.service import QuizService
-from bot.storage.db import create_engine, upgrade
+from bot.storage.db import open_database, upgrade
 from bot.storage.repository import Repository
 from tests.fakes.clock import FakeClock
 from tests.slack_burst import burst_then_stop
@@ -79,9 +79,10 @@ class FlakyAdapter(NullAdapter):
 
 async def daily_posts_lost(url: str, channels: int, seed: int) -> tuple[int, int, int]:
     """(channels whose first post failed, channels without a question, doubled)."""
-    engine = create_engine(url)
+    database = open_database(url)
+    engine = database.writer
     await upgrade(engine)
-    repository = Repository(engine)
+    repository = Repository(database)
     due = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
     await schedule_daily(repository, channels, due)
     clock = FakeClock(due)
@@ -98,7 +99,7 @@ async def daily_posts_lost(url: str, channels: int, seed: int) -> tuple[int, int
         clock.set(max(upcoming, clock.now()))
     missing = sum(1 for n in range(channels) if adapter.questions.get(f"c{n}", 0) == 0)
     doubled = sum(1 for count in adapter.questions.values() if count > 1)
-    await engine.dispose()
+    await database.dispose()
     return len(adapter.failed_first), missing, doubled
 
 
@@ -137,9 +138,10 @@ class HangingAdapter(NullAdapter):
 
 async def next_question_delay(url: str, hang: bool) -> float:
     """Seconds from the healthy channel's deadline to its next question."""
-    engine = create_engine(url)
+    database = open_database(url)
+    engine = database.writer
     await upgrade(engine)
-    service = QuizService(Repository(engine), CATALOG, SystemClock(), rng=random.Random(3))
+    service = QuizService(Repository(database), CATALOG, SystemClock(), rng=random.Random(3))
     adapter = HangingAdapter({"sick"} if hang else set())
     service.register(adapter)
     timers = asyncio.create_task(service.run_timers())
@@ -155,7 +157,7 @@ async def next_question_delay(url: str, hang: bool) -> float:
         service.shutdown()
         await timers
         await service.drain()
-        await engine.dispose()
+        await database.dispose()
 
 
 def spread(values: list[float], unit: str = "", digits: int = 0) -> str:

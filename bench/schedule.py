@@ -23,7 +23,7 @@ from common import ROOT, NullAdapter, postgres_schema, schedule_daily
 
 from bot.quiz.bank import load_banks
 from bot.quiz.service import QuizService
-from bot.storage.db import create_engine, upgrade
+from bot.storage.db import open_database, upgrade
 from bot.storage.repository import Repository
 
 
@@ -41,9 +41,10 @@ class StoppedClock:
 
 
 async def measure(url: str, channels: int, latency: float, search_path: str | None = None) -> None:
-    engine = create_engine(url, search_path=search_path)
+    database = open_database(url, search_path=search_path)
+    engine = database.writer
     await upgrade(engine)
-    repository = Repository(engine)
+    repository = Repository(database)
     due = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
     await schedule_daily(repository, channels, due)
     catalog, _ = load_banks([ROOT / "questions"])
@@ -58,7 +59,7 @@ async def measure(url: str, channels: int, latency: float, search_path: str | No
         f"posted={adapter.posts}  all out in {elapsed:.2f} s  "
         f"({adapter.posts / elapsed:,.0f} posts/s)"
     )
-    await engine.dispose()
+    await database.dispose()
 
 
 async def main() -> None:

@@ -8,13 +8,11 @@ import logging
 from dataclasses import dataclass, field
 from types import TracebackType
 
-from sqlalchemy.ext.asyncio import AsyncEngine
-
 from bot.clock import Clock, SystemClock
 from bot.config import Settings
 from bot.quiz.bank import load_banks
 from bot.quiz.service import QuizService
-from bot.storage.db import create_engine, ping, upgrade
+from bot.storage.db import Database, open_database, ping, upgrade
 from bot.storage.repository import Repository
 
 log = logging.getLogger(__name__)
@@ -25,19 +23,19 @@ class Runtime:
     """Everything the bot runs on. Use as `async with Runtime.build(settings) as rt:`."""
 
     settings: Settings
-    engine: AsyncEngine
+    database: Database
     service: QuizService
     _timers: asyncio.Task[None] | None = field(default=None, repr=False)
 
     @classmethod
     def build(cls, settings: Settings, clock: Clock | None = None) -> Runtime:
-        engine = create_engine(settings.resolved_database_url)
+        database = open_database(settings.resolved_database_url)
         catalog, _ = load_banks([settings.questions_dir])  # problems are logged there
-        service = QuizService(Repository(engine), catalog, clock or SystemClock())
-        return cls(settings, engine, service)
+        service = QuizService(Repository(database), catalog, clock or SystemClock())
+        return cls(settings, database, service)
 
     async def __aenter__(self) -> Runtime:
-        await upgrade(self.engine)
+        await upgrade(self.database.writer)
         if not self.service.catalog.banks:
             log.warning("no question banks loaded from %s", self.settings.questions_dir)
         # Deadlines live in the database: the timer loop closes anything overdue
@@ -59,7 +57,7 @@ class Runtime:
         # Closes and posts in flight finish, and queued answers are committed,
         # before the database goes away.
         await self.service.drain()
-        await self.engine.dispose()
+        await self.database.dispose()
 
     async def database_ok(self) -> bool:
-        return await ping(self.engine)
+        return await ping(self.database.writer)

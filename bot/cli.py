@@ -106,18 +106,18 @@ def forget_user(
     user_id: Annotated[str, typer.Argument(help="The member's platform user id")],
 ) -> None:
     """Delete every answer and statistic of one member."""
-    from bot.storage.db import create_engine, upgrade
+    from bot.storage.db import open_database, upgrade
     from bot.storage.repository import Repository
 
     settings = _settings()
 
     async def main() -> int:
-        engine = create_engine(settings.resolved_database_url)
+        database = open_database(settings.resolved_database_url)
         try:
-            await upgrade(engine)
-            return await Repository(engine).answers.forget_user(platform, user_id)
+            await upgrade(database.writer)
+            return await Repository(database).answers.forget_user(platform, user_id)
         finally:
-            await engine.dispose()
+            await database.dispose()
 
     deleted = _run_on_database(settings, main())
     typer.echo(f"Deleted {deleted} answer(s) of {platform} user {user_id}.")
@@ -145,17 +145,18 @@ def db_upgrade() -> None:
 def db_check() -> None:
     """Recompute leaderboards, stats and streaks from the answers and report any
     difference from the stored read models (exit 1 if there is one)."""
-    from bot.storage.db import check_read_models, create_engine, upgrade
+    from bot.storage.db import check_read_models, open_database, upgrade
 
     settings = _settings()
 
     async def main() -> tuple[list[str], int]:
-        engine = create_engine(settings.resolved_database_url)
+        database = open_database(settings.resolved_database_url)
         try:
-            await upgrade(engine)
-            return await check_read_models(engine)
+            await upgrade(database.writer)
+            # On SQLite a read-only snapshot: a running bot keeps writing meanwhile.
+            return await check_read_models(database.reader)
         finally:
-            await engine.dispose()
+            await database.dispose()
 
     lines, total = _run_on_database(settings, main())
     for line in lines:

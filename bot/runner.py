@@ -62,7 +62,7 @@ async def open_runtime(settings: Settings) -> AsyncIterator[Runtime]:
     async with contextlib.AsyncExitStack() as stack:
         try:
             runtime = Runtime.build(settings)  # may fail creating the SQLite folder
-            stack.push_async_callback(runtime.engine.dispose)  # also when entering fails
+            stack.push_async_callback(runtime.database.dispose)  # also when entering fails
             await stack.enter_async_context(runtime)
         except Exception as error:
             problem = describe_database_error(error, settings.resolved_database_url)

@@ -23,7 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from bot.chat import Command, Interaction, OutMessage, Target
 from bot.quiz.bank import Catalog, Question, load_banks
 from bot.quiz.service import QuizService
-from bot.storage.db import create_engine, upgrade
+from bot.storage.db import Database, create_engine, open_database, upgrade
 from bot.storage.models import Base
 from bot.storage.repository import Repository
 from tests.fakes.clock import FakeClock
@@ -128,22 +128,29 @@ def _templates(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_Templates]
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
-async def engine(
+async def database(
     request: pytest.FixtureRequest, tmp_path: Path, _templates: _Templates
-) -> AsyncIterator[AsyncEngine]:
+) -> AsyncIterator[Database]:
     """A migrated, empty database of the test's own: a copy of a migrated SQLite
-    file, or the session's PostgreSQL schema emptied (one test at a time)."""
+    file (with its read-only connections, as the bot runs it), or the session's
+    PostgreSQL schema emptied (one test at a time)."""
     if request.param == "sqlite":
         path = await _templates.sqlite_copy(tmp_path / "quiz.db")
-        made = create_engine(f"sqlite+aiosqlite:///{path}")
+        made = open_database(f"sqlite+aiosqlite:///{path}")
     else:
         if not POSTGRES_URL:
             pytest.skip(SKIP_POSTGRES)
-        made = create_engine(POSTGRES_URL, search_path=await _templates.postgres_schema())
+        made = open_database(POSTGRES_URL, search_path=await _templates.postgres_schema())
     try:
         yield made
     finally:
         await made.dispose()
+
+
+@pytest.fixture
+def engine(database: Database) -> AsyncEngine:
+    """The test database's write engine, for tests that run their own SQL."""
+    return database.writer
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -216,8 +223,8 @@ def adapter() -> RecordingAdapter:
 
 
 @pytest.fixture
-def repository(engine: AsyncEngine) -> Repository:
-    return Repository(engine)
+def repository(database: Database) -> Repository:
+    return Repository(database)
 
 
 @pytest.fixture

@@ -30,7 +30,7 @@ from bot.platforms import StartError
 from bot.quiz import render
 from bot.quiz.bank import Catalog
 from bot.quiz.service import QuizService
-from bot.storage.db import create_engine
+from bot.storage.db import Database, open_database
 from bot.storage.repository import Repository
 from tests.fakes.clock import ShiftedClock
 from tests.fakes.fake_discord import (
@@ -88,10 +88,10 @@ class Bot:
 
 
 @pytest.fixture
-async def engine(tmp_path: Path, _templates: Any) -> AsyncIterator[AsyncEngine]:
+async def database(tmp_path: Path, _templates: Any) -> AsyncIterator[Database]:
     """SQLite only: end to end through Discord, storage is not what varies (the
-    storage tests cover PostgreSQL). Replaces conftest's two-backend `engine`."""
-    made = create_engine(f"sqlite+aiosqlite:///{await _templates.sqlite_copy(tmp_path / 'q.db')}")
+    storage tests cover PostgreSQL). Replaces conftest's two-backend `database`."""
+    made = open_database(f"sqlite+aiosqlite:///{await _templates.sqlite_copy(tmp_path / 'q.db')}")
     yield made
     await made.dispose()
 
@@ -122,9 +122,11 @@ def settings_for(fake: FakeDiscord, **extra: str) -> Settings:
 
 
 async def start_bot(
-    fake: FakeDiscord, engine: AsyncEngine, catalog: Catalog, clock: Clock | None = None
+    fake: FakeDiscord, database: Database, catalog: Catalog, clock: Clock | None = None
 ) -> Bot:
-    service = QuizService(Repository(engine), catalog, clock or SystemClock(), rng=random.Random(7))
+    service = QuizService(
+        Repository(database), catalog, clock or SystemClock(), rng=random.Random(7)
+    )
     platform = discord_platform.platform(
         settings_for(fake), service, guild_ready_timeout=0.05, client_class=FastClient
     )
@@ -135,8 +137,8 @@ async def start_bot(
 
 
 @pytest.fixture
-async def bot(fake: FakeDiscord, engine: AsyncEngine, catalog: Catalog) -> AsyncIterator[Bot]:
-    made = await start_bot(fake, engine, catalog)
+async def bot(fake: FakeDiscord, database: Database, catalog: Catalog) -> AsyncIterator[Bot]:
+    made = await start_bot(fake, database, catalog)
     yield made
     await made.stop()
 
@@ -257,10 +259,10 @@ async def test_a_member_holding_the_configured_moderator_role_may_start_a_quiz(
 
 
 async def test_a_scheduled_daily_question_is_posted_when_due_and_a_right_click_starts_a_streak(
-    fake: FakeDiscord, engine: AsyncEngine, catalog: Catalog
+    fake: FakeDiscord, database: Database, catalog: Catalog
 ) -> None:
     clock = ShiftedClock()
-    bot = await start_bot(fake, engine, catalog, clock)
+    bot = await start_bot(fake, database, catalog, clock)
     try:
         refused = await bot.command("schedule daily", user=PLAYER, time="09:00")
         assert refused[0].ephemeral
@@ -303,15 +305,15 @@ async def test_a_scheduled_daily_question_is_posted_when_due_and_a_right_click_s
 
 
 async def test_a_click_on_a_question_posted_before_a_restart_is_recorded(
-    fake: FakeDiscord, engine: AsyncEngine, catalog: Catalog
+    fake: FakeDiscord, database: Database, catalog: Catalog
 ) -> None:
-    first = await start_bot(fake, engine, catalog)
+    first = await start_bot(fake, database, catalog)
     try:
         question = await open_question(first)
     finally:
         await first.stop()
 
-    second = await start_bot(fake, engine, catalog)
+    second = await start_bot(fake, database, catalog)
     try:
         assert len(fake.identifies) == 2
         assert (await second.click(PLAYER, question, "B")).startswith("Locked in B")
@@ -536,11 +538,11 @@ async def test_quizmaster_run_connects_syncs_commands_and_plays_a_whole_quiz(
 
 
 async def test_a_server_that_refuses_the_command_sync_stops_start_up_with_a_clear_error(
-    fake: FakeDiscord, engine: AsyncEngine, catalog: Catalog
+    fake: FakeDiscord, database: Database, catalog: Catalog
 ) -> None:
     fake.fail("PUT", rf"/applications/{APP_ID}/guilds/{GUILD}/commands", 403)
     with pytest.raises(StartError, match=r"invite the bot there with the applications\.commands"):
-        await start_bot(fake, engine, catalog)
+        await start_bot(fake, database, catalog)
     assert not fake.identifies
 
 
@@ -607,8 +609,8 @@ async def test_a_click_on_a_question_that_does_not_exist_is_answered_privately(
 
 
 class HeldDatabase:
-    """The test engine keeps one SQLite connection; holding it stalls every
-    query the bot makes, as a hung database would, until released."""
+    """The test engine keeps one SQLite write connection; holding it stalls every
+    write the bot makes, as a hung database would, until released."""
 
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
@@ -684,7 +686,7 @@ async def test_closing_finishes_clicks_in_flight_and_asks_new_ones_to_retry(
     monkeypatch.setattr(discord_platform, "REPLY_WITHIN", 0.1)
     buttons = buttons_of(question)
     clickers = CROWD[:5]
-    async with HeldDatabase(engine) as database:
+    async with HeldDatabase(engine) as held:
         tokens = [
             await fake.click(GUILD, user, question["id"], buttons[0]["custom_id"])
             for user in clickers
@@ -697,7 +699,7 @@ async def test_closing_finishes_clicks_in_flight_and_asks_new_ones_to_retry(
         assert reply.ephemeral
         assert text_of(final) == render.restarting().text
         assert not closing.done()
-        await database.release()
+        await held.release()
         await asyncio.wait_for(closing, 15)
 
     for token in tokens:

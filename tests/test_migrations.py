@@ -10,7 +10,7 @@ from sqlalchemy import Connection, inspect, text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.chat import Target
-from bot.storage.db import upgrade
+from bot.storage.db import Database, upgrade
 from bot.storage.models import Base
 from bot.storage.repository import Repository
 from tests.fakes.clock import FakeClock
@@ -40,7 +40,7 @@ async def test_the_comparison_notices_a_drifted_schema(fresh_engine: AsyncEngine
 
 
 async def test_upgrading_twice_is_harmless_and_keeps_data(fresh_engine: AsyncEngine) -> None:
-    repository = Repository(fresh_engine)
+    repository = Repository(Database(fresh_engine, fresh_engine))
     clock = FakeClock()
     target = Target("test", "guild-1", "chan-1")
     before = await repository.channels.channel(target, clock.now())

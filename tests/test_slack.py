@@ -31,7 +31,7 @@ from bot.config import Settings
 from bot.platforms import StartError
 from bot.quiz.bank import Catalog, Question
 from bot.quiz.service import QuizService
-from bot.storage.db import create_engine
+from bot.storage.db import open_database
 from bot.storage.repository import Repository
 from tests.conftest import ROOT
 from tests.fakes.clock import ShiftedClock
@@ -207,9 +207,9 @@ async def make_slack(
 
         async def make(*, socket: bool = False, clock: Clock | None = None) -> Slack:
             path = await _templates.sqlite_copy(tmp_path / f"{uuid.uuid4().hex}.db")
-            engine = create_engine(f"sqlite+aiosqlite:///{path}")
-            stack.push_async_callback(engine.dispose)
-            repository = Repository(engine)
+            database = open_database(f"sqlite+aiosqlite:///{path}")
+            stack.push_async_callback(database.dispose)
+            repository = Repository(database)
             service = QuizService(repository, catalog, clock or SystemClock(), rng=random.Random(5))
             platform = SlackPlatform(settings_for(fake, socket=socket), service)
             service.register(platform.adapter)
@@ -526,11 +526,11 @@ async def test_a_rejected_bot_token_stops_start_up_without_showing_it(
     fake: FakeSlack, catalog: Catalog, tmp_path: Path
 ) -> None:
     settings = settings_for(fake, socket=False, slack_bot_token="xoxb-wrong-token")
-    engine = create_engine(f"sqlite+aiosqlite:///{tmp_path / 'quiz.db'}")
-    service = QuizService(Repository(engine), catalog, SystemClock())
+    database = open_database(f"sqlite+aiosqlite:///{tmp_path / 'quiz.db'}")
+    service = QuizService(Repository(database), catalog, SystemClock())
     with pytest.raises(StartError) as raised:
         await SlackPlatform(settings, service).start()
-    await engine.dispose()
+    await database.dispose()
     assert "invalid_auth" in str(raised.value)
     assert "xoxb-wrong-token" not in str(raised.value)
     assert not fake.calls_to("chat.postMessage")
@@ -539,8 +539,8 @@ async def test_a_rejected_bot_token_stops_start_up_without_showing_it(
 async def test_a_taken_port_or_a_rejected_app_token_stops_start_up_clearly(
     fake: FakeSlack, catalog: Catalog, tmp_path: Path
 ) -> None:
-    engine = create_engine(f"sqlite+aiosqlite:///{tmp_path / 'quiz.db'}")
-    service = QuizService(Repository(engine), catalog, SystemClock())
+    database = open_database(f"sqlite+aiosqlite:///{tmp_path / 'quiz.db'}")
+    service = QuizService(Repository(database), catalog, SystemClock())
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
@@ -553,7 +553,7 @@ async def test_a_taken_port_or_a_rejected_app_token_stops_start_up_clearly(
     with pytest.raises(StartError, match=r"rejected SLACK_APP_TOKEN \(invalid_auth\)") as raised:
         await SlackPlatform(wrong, service).start()
     assert "xapp-wrong" not in str(raised.value)
-    await engine.dispose()
+    await database.dispose()
 
 
 # -- small parts -------------------------------------------------------------------------

@@ -83,21 +83,21 @@ class AnswerStore(Store):
         )
 
     async def answer_slot(self, post_id: int, user_id: str) -> int | None:
-        async with self._sessions() as session:
+        async with self._reads() as session:
             found = await session.execute(
                 select(Answer.slot).where(Answer.post_id == post_id, Answer.user_id == user_id)
             )
             return found.scalar_one_or_none()
 
     async def answer_count(self, post_id: int) -> int:
-        async with self._sessions() as session:
+        async with self._reads() as session:
             found = await session.execute(
                 select(func.count(Answer.id)).where(Answer.post_id == post_id)
             )
             return int(found.scalar_one())
 
     async def tally(self, post: PostInfo) -> PostTally:
-        async with self._sessions() as session:
+        async with self._reads() as session:
             by_slot = await session.execute(
                 select(Answer.slot, func.count(Answer.id))
                 .where(Answer.post_id == post.id)

@@ -1,8 +1,14 @@
-"""What every store shares: the session factory, the backend's INSERT, and the
+"""What every store shares: the session factories, the backend's INSERT, and the
 conversions from rows to the plain records the quiz logic sees.
 
 Each store method is one short transaction and returns plain data, so no
-session outlives a call (SQLite keeps one connection)."""
+session outlives a call (SQLite keeps one write connection).
+
+Two factories: `_sessions` for transactions that write (always with
+`.begin()`, on SQLite under the write lock from their first statement), and
+`_reads` for read-only ones, which on SQLite run on read-only connections and
+see the last committed state without waiting for a write in progress. A
+read whose answer decides a write belongs in the writing transaction."""
 
 from __future__ import annotations
 
@@ -26,10 +32,16 @@ PUBLISHED_OR_GIVEN_UP = or_(Post.message_id.is_not(None), Post.publish_retry_at.
 
 
 class Store:
-    """Base of the per-area stores: all of them share one session factory."""
+    """Base of the per-area stores: all of them share the same two session factories."""
 
-    def __init__(self, sessions: async_sessionmaker[AsyncSession], dialect: str) -> None:
+    def __init__(
+        self,
+        sessions: async_sessionmaker[AsyncSession],
+        reads: async_sessionmaker[AsyncSession],
+        dialect: str,
+    ) -> None:
         self._sessions = sessions
+        self._reads = reads
         self._dialect = dialect
 
     def _insert(self, table: Any) -> Any:

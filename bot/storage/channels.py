@@ -36,7 +36,7 @@ class ChannelStore(Store):
             return channel_info(row)
 
     async def channel_target(self, channel_id: int) -> Target:
-        async with self._sessions() as session:
+        async with self._reads() as session:
             row = await session.get_one(Channel, channel_id)
             return Target(row.platform, row.community, row.channel)
 

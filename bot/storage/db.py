@@ -6,6 +6,7 @@ import errno
 import socket
 import sqlite3
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,8 +24,48 @@ MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 _MIGRATION_LOCK_KEY = 7_141_592
 
 
+# Read-only connections beside SQLite's one write connection: enough that a
+# click's read never queues behind a few leaderboards, few enough to stay cheap
+# (each is a thread in aiosqlite). More are opened for a burst and closed after.
+SQLITE_READERS = 4
+SQLITE_READER_BURST = 4
+
+
+@dataclass(frozen=True)
+class Database:
+    """The engines the stores run on: `writer` for every transaction that writes,
+    `reader` for read-only ones.
+
+    On SQLite the reader is a pool of its own read-only connections: in WAL mode
+    they read the last committed state while the one writer holds its lock, so
+    a leaderboard never waits for a write, and a write never waits for a
+    leaderboard. On PostgreSQL, whose pool already runs transactions side by
+    side, the reader is the writer."""
+
+    writer: AsyncEngine
+    reader: AsyncEngine
+
+    @property
+    def dialect(self) -> str:
+        return self.writer.dialect.name
+
+    async def dispose(self) -> None:
+        if self.reader is not self.writer:
+            await self.reader.dispose()
+        await self.writer.dispose()
+
+
+def open_database(url: str, *, echo: bool = False, search_path: str | None = None) -> Database:
+    """The write engine for `url` and, on a SQLite file, its read-only pool."""
+    writer = create_engine(url, echo=echo, search_path=search_path)
+    if make_url(url).get_backend_name() != "sqlite":
+        return Database(writer, writer)
+    return Database(writer, _sqlite_reader(url, echo=echo))
+
+
 def create_engine(url: str, *, echo: bool = False, search_path: str | None = None) -> AsyncEngine:
-    """An engine for `url`. `search_path` puts PostgreSQL tables in that schema."""
+    """An engine for `url`. `search_path` puts PostgreSQL tables in that schema.
+    On SQLite this is the one write connection; `open_database` adds the readers."""
     parsed = make_url(url)
     if parsed.get_backend_name() != "sqlite":
         connect_args = {"server_settings": {"search_path": search_path}} if search_path else {}
@@ -51,13 +92,7 @@ def create_engine(url: str, *, echo: bool = False, search_path: str | None = Non
 
     @event.listens_for(engine.sync_engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
-        dbapi_connection.isolation_level = None  # we issue BEGIN ourselves, below
-        cursor = dbapi_connection.cursor()
-        cursor.execute("PRAGMA journal_mode=WAL")
-        cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.execute("PRAGMA busy_timeout=30000")
-        cursor.execute("PRAGMA synchronous=NORMAL")
-        cursor.close()
+        _sqlite_settings(dbapi_connection, "PRAGMA foreign_keys=ON", "PRAGMA synchronous=NORMAL")
 
     @event.listens_for(engine.sync_engine, "begin")
     def _on_begin(conn: Connection) -> None:
@@ -66,6 +101,42 @@ def create_engine(url: str, *, echo: bool = False, search_path: str | None = Non
         conn.exec_driver_sql("BEGIN IMMEDIATE")
 
     return engine
+
+
+def _sqlite_reader(url: str, *, echo: bool) -> AsyncEngine:
+    engine = create_async_engine(
+        url,
+        echo=echo,
+        pool_size=SQLITE_READERS,
+        max_overflow=SQLITE_READER_BURST,
+        pool_timeout=120,
+    )
+
+    @event.listens_for(engine.sync_engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        # query_only: a write sent here by mistake fails at once instead of
+        # competing with the write connection for SQLite's lock.
+        _sqlite_settings(dbapi_connection, "PRAGMA query_only=ON")
+
+    @event.listens_for(engine.sync_engine, "begin")
+    def _on_begin(conn: Connection) -> None:
+        # A deferred transaction: one snapshot for all of a read's queries,
+        # taken at its first SELECT, and no lock that a writer waits for.
+        conn.exec_driver_sql("BEGIN")
+
+    return engine
+
+
+def _sqlite_settings(dbapi_connection: Any, *pragmas: str) -> None:
+    dbapi_connection.isolation_level = None  # we issue BEGIN ourselves (the "begin" events)
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA busy_timeout=30000")
+    # WAL lets readers and the writer work at once; it is stored in the file,
+    # so this only changes a database that is not in WAL mode yet.
+    cursor.execute("PRAGMA journal_mode=WAL")
+    for pragma in pragmas:
+        cursor.execute(pragma)
+    cursor.close()
 
 
 def session_factory(engine: AsyncEngine) -> async_sessionmaker[Any]:
@@ -229,8 +300,10 @@ def _sqlite_sentence(error: BaseException, url: URL) -> str | None:
 
 __all__ = [
     "Base",
+    "Database",
     "create_engine",
     "describe_database_error",
+    "open_database",
     "ping",
     "session_factory",
     "upgrade",

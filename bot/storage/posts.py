@@ -22,7 +22,7 @@ def _reveal_free(claimed_before: datetime) -> Any:
 
 class PostStore(Store):
     async def post(self, post_id: int) -> PostInfo | None:
-        async with self._sessions() as session:
+        async with self._reads() as session:
             row = (
                 await session.execute(
                     select(Post, Channel, Quiz.expected_players)
@@ -40,14 +40,14 @@ class PostStore(Store):
             )
 
     async def open_posts(self, quiz_id: int) -> list[int]:
-        async with self._sessions() as session:
+        async with self._reads() as session:
             rows = await session.execute(
                 select(Post.id).where(Post.quiz_id == quiz_id, Post.closed_at.is_(None))
             )
             return list(rows.scalars())
 
     async def open_post_in_channel(self, channel_id: int) -> int | None:
-        async with self._sessions() as session:
+        async with self._reads() as session:
             rows = await session.execute(
                 select(Post.id)
                 .where(Post.channel_id == channel_id, Post.closed_at.is_(None), Post.kind == "live")
@@ -63,11 +63,11 @@ class PostStore(Store):
         )
         if before is not None:
             query = query.where(Post.id < before)
-        async with self._sessions() as session:
+        async with self._reads() as session:
             return list((await session.execute(query)).scalars())
 
     async def next_deadline(self) -> datetime | None:
-        async with self._sessions() as session:
+        async with self._reads() as session:
             found = await session.execute(
                 select(Post.closes_at)
                 .where(Post.closed_at.is_(None), PUBLISHED_OR_GIVEN_UP)
@@ -79,7 +79,7 @@ class PostStore(Store):
     async def due_posts(self, now: datetime) -> list[tuple[int, int | None]]:
         """(post, quiz) of open posts past their deadline (a post still being
         delivered has no deadline yet)."""
-        async with self._sessions() as session:
+        async with self._reads() as session:
             rows = await session.execute(
                 select(Post.id, Post.quiz_id)
                 .where(Post.closed_at.is_(None), Post.closes_at <= now, PUBLISHED_OR_GIVEN_UP)
@@ -88,7 +88,7 @@ class PostStore(Store):
             return [(post_id, quiz_id) for post_id, quiz_id in rows]
 
     async def next_publish_retry(self, platforms: Sequence[str]) -> datetime | None:
-        async with self._sessions() as session:
+        async with self._reads() as session:
             found = await session.execute(
                 select(Post.publish_retry_at)
                 .join(Channel, Channel.id == Post.channel_id)
@@ -103,7 +103,7 @@ class PostStore(Store):
     ) -> list[tuple[int, int | None]]:
         """(post, quiz) of posts not yet delivered whose next try (or whose
         sender's lease) is due."""
-        async with self._sessions() as session:
+        async with self._reads() as session:
             rows = await session.execute(
                 select(Post.id, Post.quiz_id)
                 .join(Channel, Channel.id == Post.channel_id)
@@ -193,7 +193,7 @@ class PostStore(Store):
     async def unrevealed_posts(self, closed_since: datetime, claimed_before: datetime) -> list[int]:
         """Posts closed since `closed_since` whose message does not show the answer
         yet, and that nobody is revealing (no claim, or one older than `claimed_before`)."""
-        async with self._sessions() as session:
+        async with self._reads() as session:
             rows = await session.execute(
                 select(Post.id)
                 .where(

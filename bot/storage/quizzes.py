@@ -81,12 +81,12 @@ class QuizStore(Store):
             return None
 
     async def quiz(self, quiz_id: int) -> QuizInfo | None:
-        async with self._sessions() as session:
+        async with self._reads() as session:
             quiz = await session.get(Quiz, quiz_id)
             return quiz_info(quiz) if quiz else None
 
     async def running_quiz(self, channel_id: int) -> QuizInfo | None:
-        async with self._sessions() as session:
+        async with self._reads() as session:
             quiz = (
                 await session.execute(
                     select(Quiz).where(Quiz.channel_id == channel_id, Quiz.status == RUNNING)
@@ -107,7 +107,7 @@ class QuizStore(Store):
     async def stalled_quizzes(self) -> list[int]:
         """Running quizzes with no open question: a restart (or a crash) came
         between closing one question and posting the next."""
-        async with self._sessions() as session:
+        async with self._reads() as session:
             open_post = exists().where(Post.quiz_id == Quiz.id, Post.closed_at.is_(None))
             rows = await session.execute(select(Quiz.id).where(Quiz.status == RUNNING, ~open_post))
             return list(rows.scalars())

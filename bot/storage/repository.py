@@ -1,4 +1,4 @@
-"""The stores of every area, built over one shared session factory.
+"""The stores of every area, built over the database's two session factories.
 
 `Repository` only holds them: each query lives in the store of its area
 (channels, quizzes, posts, answers, schedules, scores)."""
@@ -9,7 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.storage.answers import AnswerStore
 from bot.storage.channels import ChannelStore
-from bot.storage.db import session_factory
+from bot.storage.db import Database, session_factory
 from bot.storage.posts import PostStore
 from bot.storage.quizzes import QuizStore
 from bot.storage.schedules import ScheduleStore
@@ -17,12 +17,18 @@ from bot.storage.scores import ScoreStore
 
 
 class Repository:
-    def __init__(self, engine: AsyncEngine) -> None:
-        self.engine = engine
-        sessions, dialect = session_factory(engine), engine.dialect.name
-        self.channels = ChannelStore(sessions, dialect)
-        self.quizzes = QuizStore(sessions, dialect)
-        self.posts = PostStore(sessions, dialect)
-        self.answers = AnswerStore(sessions, dialect)
-        self.schedules = ScheduleStore(sessions, dialect)
-        self.scores = ScoreStore(sessions, dialect)
+    def __init__(self, database: Database) -> None:
+        self.database = database
+        writes, reads = session_factory(database.writer), session_factory(database.reader)
+        dialect = database.dialect
+        self.channels = ChannelStore(writes, reads, dialect)
+        self.quizzes = QuizStore(writes, reads, dialect)
+        self.posts = PostStore(writes, reads, dialect)
+        self.answers = AnswerStore(writes, reads, dialect)
+        self.schedules = ScheduleStore(writes, reads, dialect)
+        self.scores = ScoreStore(writes, reads, dialect)
+
+    @property
+    def engine(self) -> AsyncEngine:
+        """The write engine (migrations, checks and tests that run their own SQL)."""
+        return self.database.writer

@@ -47,7 +47,7 @@ class ScheduleStore(Store):
             )
 
     async def schedules_of(self, channel_id: int) -> list[ScheduleInfo]:
-        async with self._sessions() as session:
+        async with self._reads() as session:
             rows = await session.execute(
                 select(Schedule, Channel)
                 .join(Channel, Channel.id == Schedule.channel_id)
@@ -75,7 +75,7 @@ class ScheduleStore(Store):
         self, now: datetime, platforms: Sequence[str], limit: int = 1000
     ) -> list[ScheduleInfo]:
         """Schedules whose next fire time has come, earliest first."""
-        async with self._sessions() as session:
+        async with self._reads() as session:
             rows = await session.execute(
                 self._schedulable(platforms)
                 .where(Schedule.next_fire <= now)
@@ -85,7 +85,7 @@ class ScheduleStore(Store):
             return [schedule_info(schedule, channel) for schedule, channel in rows]
 
     async def next_schedule_fire(self, platforms: Sequence[str]) -> datetime | None:
-        async with self._sessions() as session:
+        async with self._reads() as session:
             found = await session.execute(
                 self._schedulable(platforms)
                 .with_only_columns(Schedule.next_fire)

@@ -21,7 +21,7 @@ def rank_order(points: Any, correct: Any, last_correct: Any, user_id: Any) -> li
 
 class ScoreStore(Store):
     async def quiz_result(self, quiz_id: int, limit: int) -> QuizResult:
-        async with self._sessions() as session:
+        async with self._reads() as session:
             points = func.sum(Answer.points)
             correct = func.sum(case((Answer.correct, 1), else_=0))
             last_correct = func.max(case((Answer.correct, Answer.answered_at), else_=None))
@@ -63,12 +63,12 @@ class ScoreStore(Store):
             if channel_id is not None
             else read_models.community_board(platform, community, period, key, limit)
         )
-        async with self._sessions() as session:
+        async with self._reads() as session:
             rows = await session.execute(query)
             return [RankRow(u, int(p), int(c), int(n)) for u, p, c, n in rows]
 
     async def user_totals(self, platform: str, user_id: str) -> UserTotals:
-        async with self._sessions() as session:
+        async with self._reads() as session:
             found = await session.execute(read_models.member_questions(platform, user_id))
             rows = [(q, int(n), int(c), int(p)) for q, n, c, p in found]
         return UserTotals(
@@ -80,24 +80,24 @@ class ScoreStore(Store):
 
     async def streak_board(self, channel_id: int, limit: int) -> list[tuple[str, tuple[int, int]]]:
         """Members who ever had a streak in the channel: (user, (current, best))."""
-        async with self._sessions() as session:
+        async with self._reads() as session:
             rows = await session.execute(read_models.streak_board(channel_id, limit))
             return [(user, (current, best)) for user, current, best in rows]
 
     async def streak_leaders(self, channel_id: int, limit: int) -> list[tuple[str, int]]:
-        async with self._sessions() as session:
+        async with self._reads() as session:
             rows = await session.execute(read_models.streak_leaders(channel_id, limit))
             return [(user, current) for user, current in rows]
 
     async def member_streaks(self, platform: str, user_id: str) -> dict[int, tuple[int, int]]:
         """The member's (current, best) streak in each channel of the platform."""
-        async with self._sessions() as session:
+        async with self._reads() as session:
             rows = await session.execute(read_models.member_streaks(platform, user_id))
             return {channel: (current, best) for channel, current, best in rows}
 
     async def streak(self, channel_id: int, user_id: str) -> int:
         """The member's current streak in the channel."""
-        async with self._sessions() as session:
+        async with self._reads() as session:
             found = await session.execute(read_models.current_streak(channel_id, user_id))
             return int(found.scalar_one_or_none() or 0)
 
@@ -114,6 +114,6 @@ class ScoreStore(Store):
             query = query.where(Post.posted_at >= window.start)
         if window.end is not None:
             query = query.where(Post.posted_at < window.end)
-        async with self._sessions() as session:
+        async with self._reads() as session:
             rows = await session.execute(query)
             return [QuestionScore(q, int(n), int(c)) for q, n, c in rows]
