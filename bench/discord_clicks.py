@@ -47,7 +47,7 @@ from bot.heap import start_up_frozen
 from bot.quiz.bank import load_banks
 from bot.quiz.render import parse_answer_custom_id
 from bot.quiz.service import QuizService
-from bot.storage.db import create_engine, upgrade
+from bot.storage.db import open_database, upgrade
 from bot.storage.repository import Repository
 
 # Clicks before the timed ones, not counted: first-use costs (connections,
@@ -182,10 +182,10 @@ async def measure_quizmaster(
     count: int,
     search_path: str | None = None,
 ) -> Result:
-    engine = create_engine(url, search_path=search_path)
-    await upgrade(engine)
+    database = open_database(url, search_path=search_path)
+    await upgrade(database.writer)
     catalog, _ = load_banks([ROOT / "questions"])
-    service = QuizService(Repository(engine), catalog, SystemClock(), random.Random(1))
+    service = QuizService(Repository(database), catalog, SystemClock(), random.Random(1))
     settings = Settings(  # type: ignore[call-arg]
         _env_file=None,
         DISCORD_TOKEN=fake.token,
@@ -198,7 +198,7 @@ async def measure_quizmaster(
     await platform.start()
     await wait_until_connected(platform.adapter)
     timers = asyncio.create_task(service.run_timers())
-    name = engine.dialect.name
+    name = database.dialect
     try:
         # Open long enough for the warm-up and every timed click.
         seconds = int((WARMUP + count) / rate) + 60
@@ -224,7 +224,7 @@ async def measure_quizmaster(
         await platform.close()
         timers.cancel()
         await asyncio.gather(timers, return_exceptions=True)
-        await engine.dispose()
+        await database.dispose()
 
 
 def report(result: Result, bare: Result | None) -> None:

@@ -14,7 +14,7 @@ from sqlalchemy import and_, case, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from bot.quiz.rules import LEADERBOARD_SIZE, Period, Window, period_key, period_window, streaks
-from bot.storage.db import check_read_models, upgrade
+from bot.storage.db import Database, check_read_models, upgrade
 from bot.storage.models import Answer, Channel, Post
 from bot.storage.records import RankRow
 from bot.storage.repository import Repository
@@ -131,7 +131,7 @@ async def test_an_upgraded_history_shows_the_same_boards_stats_and_streaks(
 
     await upgrade(engine)
 
-    scores = Repository(engine).scores
+    scores = Repository(Database(engine, engine)).scores
     for (scope, key, period), rows in before.items():
         if scope == "channel":
             channel_id = int(key)
