@@ -9,7 +9,7 @@ from functools import cache, cached_property
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import bindparam, delete, func, select
 
 from bot.storage import read_models
 from bot.storage.base import Store, rowcount
@@ -32,14 +32,7 @@ class AnswerStore(Store):
             firsts.setdefault((row.post.id, row.user_id), index)  # a double click in one batch
         post_ids = sorted({row.post.id for row in rows})
         async with self._sessions.begin() as session:
-            is_open = select(Post.id, Post.closes_at).where(
-                Post.id.in_(post_ids), Post.closed_at.is_(None)
-            )
-            if self._dialect == "postgresql":
-                # Hold the posts against a concurrent close until these answers
-                # commit, so a reveal counts every answer that was accepted.
-                is_open = is_open.with_for_update(read=True)
-            found = await session.execute(is_open)
+            found = await session.execute(self._open_posts, {"ids": post_ids})
             deadlines = {post_id: closes_at for post_id, closes_at in found}
             values = [
                 {
@@ -68,6 +61,18 @@ class AnswerStore(Store):
             stored = [_scored(row) for row, ok in zip(rows, counted, strict=True) if ok]
             await read_models.add_answers(session, stored)
         return counted
+
+    @cached_property
+    def _open_posts(self) -> Any:
+        """Which of the posts (`ids`) are open, and until when; built once."""
+        is_open = select(Post.id, Post.closes_at).where(
+            Post.id.in_(bindparam("ids", expanding=True)), Post.closed_at.is_(None)
+        )
+        if self._dialect == "postgresql":
+            # Hold the posts against a concurrent close until these answers
+            # commit, so a reveal counts every answer that was accepted.
+            is_open = is_open.with_for_update(read=True)
+        return is_open
 
     @cached_property
     def _new_answers(self) -> Any:
