@@ -9,15 +9,18 @@ from functools import cache, cached_property
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from sqlalchemy import bindparam, delete, func, select
+from sqlalchemy import Dialect, bindparam, delete, func, select
 
 from bot.storage import read_models
 from bot.storage.base import Store, rowcount
 from bot.storage.models import Answer, Channel, Post
+from bot.storage.prepared import PreparedRows
 from bot.storage.records import NewAnswer, PostInfo, PostTally
 
 
 class AnswerStore(Store):
+    _insert_answers: PreparedRows | None = None
+
     async def record_answers(self, rows: Sequence[NewAnswer]) -> list[bool]:
         """Store answers in one short transaction; for each row, whether it counted.
 
@@ -55,7 +58,7 @@ class AnswerStore(Store):
             # Key order: concurrent writers on PostgreSQL take locks in one order.
             values.sort(key=lambda value: (value["post_id"], value["user_id"]))
             connection = await session.connection()
-            inserted = await connection.execute(self._new_answers, values)
+            inserted = await self._new_answers(connection.dialect).run(connection, values)
             for post_id, user_id in inserted:
                 counted[firsts[(post_id, user_id)]] = True
             stored = [_scored(row) for row, ok in zip(rows, counted, strict=True) if ok]
@@ -74,18 +77,22 @@ class AnswerStore(Store):
             is_open = is_open.with_for_update(read=True)
         return is_open
 
-    @cached_property
-    def _new_answers(self) -> Any:
-        """One INSERT for a whole batch (an executemany the driver gets in a few
-        multi-row statements), built once so every batch reuses its compiled
-        form; a second click by the same member is skipped by the database and
-        missing from what it returns."""
-        table = Answer.__table__
-        return (
-            self._insert(table)
-            .on_conflict_do_nothing(index_elements=["post_id", "user_id"])
-            .returning(table.c.post_id, table.c.user_id)
-        )
+    def _new_answers(self, dialect: Dialect) -> PreparedRows:
+        """The batch INSERT, compiled once per chunk size; a second click by the
+        same member is skipped by the database and missing from what it returns."""
+        if self._insert_answers is None:
+            table = Answer.__table__
+
+            def statement(rows: list[dict[str, Any]]) -> Any:
+                return (
+                    self._insert(table)
+                    .values(rows)
+                    .on_conflict_do_nothing(index_elements=["post_id", "user_id"])
+                    .returning(table.c.post_id, table.c.user_id)
+                )
+
+            self._insert_answers = PreparedRows(statement, dialect, table)
+        return self._insert_answers
 
     async def answer_slot(self, post_id: int, user_id: str) -> int | None:
         async with self._reads() as session:

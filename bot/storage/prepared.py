@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from operator import itemgetter
 from typing import Any
 
-from sqlalchemy import Dialect
+from sqlalchemy import Dialect, bindparam
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 
@@ -56,3 +56,62 @@ class Prepared:
     async def run(self, connection: AsyncConnection, rows: Sequence[Mapping[str, Any]]) -> None:
         if rows:
             await connection.exec_driver_sql(self.sql, [self.row(values) for values in rows])
+
+
+class PreparedRows:
+    """A multi-row INSERT … RETURNING, compiled once per chunk size.
+
+    A batch goes to the database as a few statements of CHUNKS rows (greedily,
+    largest first), each one round trip that returns what it inserted; every
+    row becomes its columns' values with the column types' conversions."""
+
+    CHUNKS = (500, 100, 20, 5, 1)
+
+    def __init__(
+        self, statement: Callable[[list[dict[str, Any]]], Any], dialect: Dialect, table: Any
+    ) -> None:
+        self._statement = statement
+        self._dialect = dialect
+        self._table = table
+        self._columns = [column.name for column in table.c if not column.primary_key]
+        self._compiled: dict[int, tuple[str, list[tuple[int, Callable[[Any], Any]]]]] = {}
+
+    def _for(self, size: int) -> tuple[str, list[tuple[int, Callable[[Any], Any]]]]:
+        if size not in self._compiled:
+            rows = [
+                {
+                    name: bindparam(f"{name}_{index}", type_=self._table.c[name].type)
+                    for name in self._columns
+                }
+                for index in range(size)
+            ]
+            compiled = self._statement(rows).compile(dialect=self._dialect)
+            expected = [f"{name}_{index}" for index in range(size) for name in self._columns]
+            assert list(compiled.positiontup or ()) == expected, "unexpected parameter order"
+            convert: list[tuple[int, Callable[[Any], Any]]] = []
+            for position, name in enumerate(self._columns):
+                process = self._table.c[name].type.bind_processor(self._dialect)
+                if process is not None:
+                    convert.append((position, process))
+            self._compiled[size] = (str(compiled), convert)
+        return self._compiled[size]
+
+    async def run(
+        self, connection: AsyncConnection, rows: Sequence[Mapping[str, Any]]
+    ) -> list[tuple[Any, ...]]:
+        returned: list[tuple[Any, ...]] = []
+        values = itemgetter(*self._columns)
+        start = 0
+        while start < len(rows):
+            size = next(size for size in self.CHUNKS if size <= len(rows) - start)
+            sql, convert = self._for(size)
+            flat: list[Any] = []
+            for row in rows[start : start + size]:
+                one = list(values(row))
+                for position, process in convert:
+                    one[position] = process(one[position])
+                flat.extend(one)
+            result = await connection.exec_driver_sql(sql, tuple(flat))
+            returned.extend(tuple(found) for found in result)
+            start += size
+        return returned
