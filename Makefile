@@ -50,6 +50,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/faults.py
 	$(BIN)/python bench/boards.py
 	$(BIN)/python bench/clicks.py
+	$(BIN)/python bench/discord_clicks.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .benchmarks build dist *.egg-info
