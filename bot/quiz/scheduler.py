@@ -52,6 +52,8 @@ ACTIONS: dict[str, tuple[str, ...]] = {
     "off": (),
 }
 ALL_DAYS = frozenset(range(7))
+# A page of due schedules, and the moment it was read at.
+Page = tuple[datetime, list[ScheduleInfo]]
 # Due posts in flight at once; the adapters pace each platform's rate limits.
 # Also the most slots claimed ahead of their sending (each is sent within its
 # publish lease even at a platform's slowest pace).
@@ -222,18 +224,34 @@ class Scheduler:
         platform always has the next post waiting, and no more than
         CONCURRENT_POSTS slots are ever claimed ahead of their sending."""
         platforms = self.connections.platforms_here()
-        after: tuple[datetime, int] | None = None
-        while True:
+
+        async def due_page(after: tuple[datetime, int] | None) -> Page:
             now = self.clock.now()
-            page = await self.repository.schedules.due_schedules(
+            found = await self.repository.schedules.due_schedules(
                 now, platforms, limit=FAN_OUT_PAGE, after=after
             )
-            for schedule in page:
-                await self._slots.acquire()
-                self._fire_in_slot(schedule, now)
-            if len(page) < FAN_OUT_PAGE:
+            return now, found
+
+        now, page = await due_page(None)
+        while page:
+            # Read the next page while this one's schedules wait for slots, so
+            # a freed slot is never left idle behind a query.
+            following = (
+                asyncio.ensure_future(due_page((page[-1].next_fire, page[-1].id)))
+                if len(page) == FAN_OUT_PAGE
+                else None
+            )
+            try:
+                for schedule in page:
+                    await self._slots.acquire()
+                    self._fire_in_slot(schedule, now)
+            except BaseException:
+                if following is not None:
+                    following.cancel()
+                raise
+            if following is None:
                 return
-            after = (page[-1].next_fire, page[-1].id)
+            now, page = await following
 
     def _fire_in_slot(self, schedule: ScheduleInfo, now: datetime) -> None:
         """Start firing one schedule in the slot the caller acquired; the slot is
