@@ -47,6 +47,8 @@ format: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/answers.py
 	$(BIN)/python bench/schedule.py
+	$(BIN)/python bench/fanout.py
+	$(BIN)/python bench/memory.py
 	$(BIN)/python bench/faults.py
 	$(BIN)/python bench/boards.py
 	$(BIN)/python bench/clicks.py

@@ -1,4 +1,4 @@
-"""Pieces both benchmarks share: an adapter with no network, and a throwaway
+"""Pieces the benchmarks share: an adapter with no network, and a throwaway
 PostgreSQL schema to measure in."""
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.chat import Command
+from bot.chat import Command, Target
 from bot.config import Settings
 from bot.quiz.service import QuizService
 from bot.textcommands import UsageError, parse
@@ -150,3 +150,20 @@ def test_comma_list_settings_and_the_slack_api_base() -> None:
     assert settings.discord_guild_ids == [123, 456]
     assert settings.slack_moderators == ["U1", "U2"]
     assert settings.slack_api_url == "http://127.0.0.1:9000/api/"
+
+
+async def test_settings_stay_right_in_more_channels_than_are_kept_in_memory(host: Host) -> None:
+    host.service.channels.cache.size = 3
+    zones = ["Europe/Berlin", "Asia/Tokyo", "America/Chicago", "Europe/Paris", "Asia/Kolkata"]
+    targets = [Target("test", "guild-1", f"chan-{n}") for n in range(len(zones))]
+    for target, zone in zip(targets, zones, strict=True):
+        await host.command("config", target, key="timezone", value=zone)
+    for target, zone in zip(targets, zones, strict=True):
+        assert f"Time zone: {zone}" in (await host.command("config", target)).text
+    # A channel dropped from memory and changed again keeps its newest setting.
+    await host.command("config", targets[0], key="mentions", value="off")
+    for target in targets[1:]:
+        await host.command("config", target)
+    shown = (await host.command("config", targets[0])).text
+    assert "Mentions in channel posts: off" in shown and "Time zone: Europe/Berlin" in shown
+    assert len(host.service.channels.cache) == 3

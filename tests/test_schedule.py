@@ -13,7 +13,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from bot.chat import Target
-from bot.quiz.scheduler import DAILY
+from bot.quiz.scheduler import CONCURRENT_POSTS, DAILY
 from bot.quiz.service import QuizService
 from bot.textcommands import UsageError, parse
 from tests.conftest import CHANNEL, OTHER_CHANNEL, Host, restart, run_until
@@ -433,6 +433,45 @@ async def test_500_channels_due_at_the_same_minute_are_each_posted_once(host: Ho
     counts = {target.channel: len(host.adapter.questions(target)) for target in targets}
     assert counts.pop("c13") == 0
     assert set(counts.values()) == {1}
+
+
+async def test_a_big_fan_out_posts_while_later_schedules_wait_unclaimed(host: Host) -> None:
+    # More channels than posts in flight at once, and than one page of due schedules.
+    targets = [Target("test", "guild-1", f"c{n}") for n in range(120)]
+    repository = host.service.repository
+    fire = at("2026-03-02 10:00")
+    for target in targets:
+        channel = await repository.channels.channel(target, host.clock.now())
+        await repository.schedules.set_schedule(
+            channel.id,
+            DAILY,
+            at_time="10:00",
+            zone="UTC",
+            days=list(range(7)),
+            bank=None,
+            tag=None,
+            next_fire=fire,
+            created_by="mod",
+            now=host.clock.now(),
+        )
+    host.clock.set(fire + timedelta(seconds=5))
+    adapter = host.adapter
+    gate = adapter.send_gate = asyncio.Event()
+    ticking = asyncio.create_task(host.service.tick())
+    async with asyncio.timeout(60):  # a safety net, not a measurement
+        while adapter.held_sends < CONCURRENT_POSTS:
+            await adapter.more_held.wait()
+            adapter.more_held.clear()
+    # Posts are on their way while most schedules are not even claimed: the
+    # platform is never kept waiting for the whole due set's database work,
+    # and a crash now would leave the rest due for the next start.
+    still_due = await repository.schedules.due_schedules(host.clock.now(), ["test"], limit=500)
+    assert len(still_due) == len(targets) - CONCURRENT_POSTS
+    gate.set()
+    await ticking
+    # One tick posts every due schedule, each once.
+    assert [len(adapter.questions(target)) for target in targets] == [1] * len(targets)
+    assert await repository.schedules.due_schedules(host.clock.now(), ["test"], limit=500) == []
 
 
 async def test_a_channel_that_refuses_posts_pauses_its_schedule_without_costing_streaks(

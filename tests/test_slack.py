@@ -23,7 +23,7 @@ import pytest
 import yaml
 
 from bot.adapters.slack_blocks import blocks, escape
-from bot.adapters.slack_pacing import ChannelPacer
+from bot.adapters.slack_pacing import PRUNE_AFTER, ChannelPacer
 from bot.adapters.slack_platform import SlackPlatform
 from bot.chat import Button, ButtonStyle, OutMessage
 from bot.clock import Clock, SystemClock
@@ -608,6 +608,29 @@ async def test_pacing_spaces_posts_in_one_channel_but_not_across_channels() -> N
     assert times_a == pytest.approx([0.0, 0.0, 1.0, 2.0, 3.0])  # a burst of 2, then 1/s
     # Another channel has its own budget: it does not wait behind channel a.
     assert sent[-1] == ("b", pytest.approx(3.0))
+
+
+async def test_pacing_forgets_idle_channels_without_changing_any_pace() -> None:
+    now = 0.0
+
+    def clock() -> float:
+        return now
+
+    async def sleep(seconds: float) -> None:
+        nonlocal now
+        now += seconds
+
+    pacer = ChannelPacer(rate=1.0, burst=2, clock=clock, sleep=sleep)
+    for _ in range(3):
+        await pacer.wait("busy")  # a burst of 2, then it waits 1 s
+    for number in range(5 * PRUNE_AFTER):
+        now += 1.0  # one post a second, each in a channel of its own
+        await pacer.wait(f"quiet-{number}")
+    assert len(pacer) <= 2 * PRUNE_AFTER
+    before = now
+    await pacer.wait("quiet-0")  # forgotten long ago: a full burst again
+    await pacer.wait("quiet-0")
+    assert now == before
 
 
 def test_the_manifest_declares_the_command_scopes_interactivity_and_socket_mode() -> None:

@@ -7,6 +7,10 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable
 
+# Buckets kept before idle ones are dropped: a bucket that has filled up again
+# is the same as a new one, so forgetting it changes no pace.
+PRUNE_AFTER = 1000
+
 
 class _Bucket:
     def __init__(self, burst: int, now: float) -> None:
@@ -30,10 +34,13 @@ class ChannelPacer:
         self.clock = clock
         self.sleep = sleep
         self._buckets: dict[str, _Bucket] = {}
+        self._prune_at = PRUNE_AFTER
 
     async def wait(self, channel: str) -> None:
         bucket = self._buckets.get(channel)
         if bucket is None:
+            if len(self._buckets) >= self._prune_at:
+                self._forget_idle()
             bucket = self._buckets[channel] = _Bucket(self.burst, self.clock())
         # The lock keeps one channel's posts in the order they asked.
         async with bucket.lock:
@@ -47,3 +54,18 @@ class ChannelPacer:
                     bucket.tokens -= 1.0
                     return
                 await self.sleep((1.0 - bucket.tokens) / self.rate)
+
+    def __len__(self) -> int:
+        return len(self._buckets)
+
+    def _forget_idle(self) -> None:
+        """Drop the buckets of channels that are full again and not in use."""
+        now = self.clock()
+        self._buckets = {
+            channel: bucket
+            for channel, bucket in self._buckets.items()
+            if bucket.lock.locked()
+            or bucket.tokens + (now - bucket.updated) * self.rate < self.burst
+        }
+        # Prune again only once as many new channels came: amortised O(1) per post.
+        self._prune_at = max(PRUNE_AFTER, 2 * len(self._buckets))

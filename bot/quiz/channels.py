@@ -4,6 +4,7 @@ that a platform refused our posts, and display names where mentions are off."""
 from __future__ import annotations
 
 import logging
+from collections import OrderedDict
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from bot.chat import DeliveryError, OutMessage, Target
@@ -34,8 +35,44 @@ NUMBER_SETTINGS = {
     ),
     "grace": ("grace (minutes)", "grace_minutes", MIN_GRACE_MINUTES, MAX_GRACE_MINUTES),
 }
+# Channel records kept in memory, the most recently used; a channel read again
+# after it was dropped costs one database round trip.
+CHANNEL_CACHE_SIZE = 10_000
 CLEAR_WORDS = {"none", "off", "-", "clear"}
 ON_OFF = {"on": True, "off": False, "yes": True, "no": False, "true": True, "false": False}
+
+
+class ChannelCache:
+    """Channel records by platform and channel, and by id; the most recently
+    used `size` are kept, so a bot in many channels does not grow without end."""
+
+    def __init__(self, size: int = CHANNEL_CACHE_SIZE) -> None:
+        self.size = size
+        self._channels: OrderedDict[tuple[str, str], ChannelInfo] = OrderedDict()
+        self._keys: dict[int, tuple[str, str]] = {}
+
+    def get(self, target: Target) -> ChannelInfo | None:
+        key = (target.platform, target.channel)
+        info = self._channels.get(key)
+        if info is not None:
+            self._channels.move_to_end(key)
+        return info
+
+    def by_id(self, channel_id: int) -> ChannelInfo | None:
+        key = self._keys.get(channel_id)
+        return None if key is None else self._channels.get(key)
+
+    def remember(self, info: ChannelInfo) -> None:
+        key = (info.target.platform, info.target.channel)
+        self._channels[key] = info
+        self._channels.move_to_end(key)
+        self._keys[info.id] = key
+        while len(self._channels) > self.size:
+            _, dropped = self._channels.popitem(last=False)
+            self._keys.pop(dropped.id, None)
+
+    def __len__(self) -> int:
+        return len(self._channels)
 
 
 class ChannelSettings:
@@ -43,20 +80,21 @@ class ChannelSettings:
         self.store = store
         self.connections = connections
         self.clock = clock
-        self._channels: dict[tuple[str, str], ChannelInfo] = {}
+        self.cache = ChannelCache()
 
     async def channel(self, target: Target) -> ChannelInfo:
         """The channel's settings, created on first use (cached: this process
         is the only one that changes them)."""
-        key = (target.platform, target.channel)
-        if key not in self._channels:
-            self._channels[key] = await self.store.channel(target, self.clock.now())
-        return self._channels[key]
+        info = self.cache.get(target)
+        if info is None:
+            info = await self.store.channel(target, self.clock.now())
+            self.cache.remember(info)
+        return info
 
     async def target_of(self, channel_id: int) -> Target:
-        for info in self._channels.values():
-            if info.id == channel_id:
-                return info.target
+        info = self.cache.by_id(channel_id)
+        if info is not None:
+            return info.target
         return await self.store.channel_target(channel_id)
 
     async def configure(self, target: Target, key: str | None, value: str | None) -> OutMessage:
@@ -100,7 +138,7 @@ class ChannelSettings:
         self, channel: ChannelInfo, **values: str | bool | int | None
     ) -> ChannelInfo:
         updated = await self.store.update_channel(channel.id, **values)
-        self._channels[(updated.target.platform, updated.target.channel)] = updated
+        self.cache.remember(updated)
         return updated
 
     async def delivery_failed(self, target: Target, error: DeliveryError) -> None:

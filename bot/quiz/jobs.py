@@ -32,6 +32,10 @@ class Jobs:
         task.add_done_callback(lambda done: self._forget(key, done))
         return task
 
+    def running(self, key: Hashable) -> bool:
+        running = self._running.get(key)
+        return running is not None and not running.done()
+
     def __len__(self) -> int:
         return sum(1 for task in self._running.values() if not task.done())
 

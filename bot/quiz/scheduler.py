@@ -52,8 +52,15 @@ ACTIONS: dict[str, tuple[str, ...]] = {
     "off": (),
 }
 ALL_DAYS = frozenset(range(7))
+# A page of due schedules, and the moment it was read at.
+Page = tuple[datetime, list[ScheduleInfo]]
 # Due posts in flight at once; the adapters pace each platform's rate limits.
+# Also the most slots claimed ahead of their sending (each is sent within its
+# publish lease even at a platform's slowest pace).
 CONCURRENT_POSTS = 50
+# Due schedules read at a time by a fan-out; the next page is read while the
+# posts of this one are still going out.
+FAN_OUT_PAGE = 100
 # Missed slots looked back over after downtime before giving up on catching up.
 MAX_MISSED_SLOTS = 1000
 
@@ -83,6 +90,7 @@ class Scheduler:
         self.jobs = jobs
         self.wake = wake  # a schedule changed: the timer loop looks again
         self._slots = asyncio.Semaphore(CONCURRENT_POSTS)
+        self._firing: set[asyncio.Task[None]] = set()  # schedules the fan-outs started
 
     # -- commands ------------------------------------------------------------------
 
@@ -197,15 +205,69 @@ class Scheduler:
         """When the earliest schedule this process can post is due."""
         return await self.repository.schedules.next_schedule_fire(self.connections.platforms_here())
 
-    async def due(self, now: datetime) -> list[ScheduleInfo]:
-        return await self.repository.schedules.due_schedules(now, self.connections.platforms_here())
+    def start_fan_out(self) -> asyncio.Task[None]:
+        """Fire every due schedule (see `_fan_out`); a fan-out already running
+        is not started twice. The task ends once the last due schedule has been
+        started; `settle` waits for them all to finish."""
+        return self.jobs.start(("fan-out",), self._fan_out)
 
-    def start(self, due: list[ScheduleInfo], now: datetime) -> list[asyncio.Task[None]]:
-        """Fire each due schedule in its own task (see `Timers.start_due_work`)."""
-        return [
-            self.jobs.start(("schedule", schedule.id), partial(self._fire, schedule, now))
-            for schedule in due
-        ]
+    async def settle(self) -> None:
+        """Wait for every schedule the fan-outs started (tests step time this way)."""
+        while self._firing:
+            await asyncio.gather(*self._firing)
+
+    async def _fan_out(self) -> None:
+        """A bounded pipeline over the due schedules: each one is claimed, drawn,
+        created and sent in its own task, at most CONCURRENT_POSTS at once, and
+        the next page of due schedules is read while the current one is still
+        in flight. So one schedule's database work overlaps others' sends, the
+        platform always has the next post waiting, and no more than
+        CONCURRENT_POSTS slots are ever claimed ahead of their sending."""
+        platforms = self.connections.platforms_here()
+
+        async def due_page(after: tuple[datetime, int] | None) -> Page:
+            now = self.clock.now()
+            found = await self.repository.schedules.due_schedules(
+                now, platforms, limit=FAN_OUT_PAGE, after=after
+            )
+            return now, found
+
+        now, page = await due_page(None)
+        while page:
+            # Read the next page while this one's schedules wait for slots, so
+            # a freed slot is never left idle behind a query.
+            following = (
+                asyncio.ensure_future(due_page((page[-1].next_fire, page[-1].id)))
+                if len(page) == FAN_OUT_PAGE
+                else None
+            )
+            try:
+                for schedule in page:
+                    await self._slots.acquire()
+                    self._fire_in_slot(schedule, now)
+            except BaseException:
+                if following is not None:
+                    following.cancel()
+                raise
+            if following is None:
+                return
+            now, page = await following
+
+    def _fire_in_slot(self, schedule: ScheduleInfo, now: datetime) -> None:
+        """Start firing one schedule in the slot the caller acquired; the slot is
+        freed when that work ends, however it ends."""
+        key = ("schedule", schedule.id)
+        if self.jobs.running(key):
+            # Still at work from an earlier fan-out (a hanging call, say).
+            self._slots.release()
+            return
+        task = self.jobs.start(key, partial(self._fire, schedule, now))
+        self._firing.add(task)
+        task.add_done_callback(self._fired)
+
+    def _fired(self, task: asyncio.Task[None]) -> None:
+        self._firing.discard(task)
+        self._slots.release()
 
     async def _fire(self, schedule: ScheduleInfo, now: datetime) -> None:
         try:
@@ -218,8 +280,7 @@ class Scheduler:
         grace = timedelta(minutes=schedule.channel.grace_minutes)
         if schedule.kind == DAILY and catch_up(slot, now, grace):
             # Claimed together with creating the post (see `_post_daily`).
-            async with self._slots:
-                await self._post_daily(schedule, (schedule.next_fire, following), slot + grace)
+            await self._post_daily(schedule, (schedule.next_fire, following), slot + grace)
             return
         if not await self.repository.schedules.claim_schedule(
             schedule.id, schedule.next_fire, following
@@ -233,45 +294,49 @@ class Scheduler:
                 slot,
             )
             return
-        async with self._slots:
-            await self._post_weekly(schedule, slot.astimezone(rule.zone).date())
+        await self._post_weekly(schedule, slot.astimezone(rule.zone).date())
 
     async def _post_daily(
         self, schedule: ScheduleInfo, claim: tuple[datetime, datetime], publish_by: datetime
     ) -> None:
-        """Claim the slot and create its post in one transaction, then send it.
-        A passing failure is retried until `publish_by` (the end of the grace
-        window); a crash after the claim leaves the post for the next start."""
+        """Claim the slot, draw the question and create its post in one
+        transaction, then send it. A passing failure is retried until
+        `publish_by` (the end of the grace window); a crash after the claim
+        leaves the post for the next start."""
         channel = schedule.channel
         pool = self.catalog.pool(schedule.bank, schedule.tag)
-        question = None
-        if pool:
-            [question_id] = await self.repository.quizzes.draw(channel.id, pool, 1, self.rng)
-            question = self.catalog.question(question_id)
-        if question is None:
+        if not pool:
             log.warning("no questions for the daily post in %s", channel.target)
             await self.repository.schedules.claim_schedule(schedule.id, *claim)
             return
-        order = shuffled_order(len(question.options), self.rng)
         now = self.clock.now()
-        post = await self.repository.schedules.post_daily(
+        made = await self.repository.schedules.post_daily(
             channel.id,
-            question.id,
-            option_order=order,
-            correct_slot=order.index(question.answer_index),
+            pool,
+            self.rng,
+            self._layout,
             now=now,
             closes_at=now + timedelta(hours=channel.daily_window_hours),
             publish_by=max(publish_by, now),
             publish_lease=now + PUBLISH_LEASE,
             claim=(schedule.id, *claim),
         )
-        if post is None:
+        if made is None:
             return  # another process claimed this slot
         # Today's question closes yesterday's (which reveals it with streaks).
-        await self.close_older_dailies(post)
-        if (await self.posting.deliver(post, None)).refused:
+        for older in made.older_open:
+            await self.posting.close(older)
+        if (await self.posting.deliver(made.post, None)).refused:
             # Never seen by anyone: it must not break (or extend) a streak.
-            await self.repository.posts.discard_post(post.id)
+            await self.repository.posts.discard_post(made.post.id)
+
+    def _layout(self, question_id: str) -> tuple[list[int], int]:
+        """A drawn question's shuffled option order and the slot of its answer."""
+        question = self.catalog.question(question_id)
+        if question is None:  # the pool comes from the catalog
+            raise LookupError(f"question {question_id} is not in the catalog")
+        order = shuffled_order(len(question.options), self.rng)
+        return order, order.index(question.answer_index)
 
     async def retry_delivery(self, post_id: int) -> None:
         """The timer loop's next try at a daily question not delivered yet."""

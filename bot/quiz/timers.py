@@ -54,6 +54,7 @@ class Timers:
         """Do everything that is due and wait for it (tests step time this way;
         the timer loop starts the same work without waiting for it)."""
         await asyncio.gather(*await self.start_due_work())
+        await self.scheduler.settle()
 
     async def start_due_work(self) -> list[asyncio.Task[None]]:
         """Start every due close, reveal retry, delivery retry, stalled quiz and
@@ -68,7 +69,6 @@ class Timers:
         due = await posts.due_posts(now)
         unrevealed = await posts.unrevealed_posts(now - REVEAL_RETRY_WINDOW, now - REVEAL_LEASE)
         undelivered = await posts.due_publishes(now, platforms)
-        schedules = await self.scheduler.due(now)
         jobs, live = self.jobs, self.live
         tasks = [
             jobs.start(("reveal", p), partial(self.posting.reveal_again, p)) for p in unrevealed
@@ -79,7 +79,8 @@ class Timers:
             jobs.start(_job_key(p, q), partial(self._retry_delivery, p, q)) for p, q in undelivered
         ]
         tasks += [jobs.start(("quiz", q), partial(live.advance, q)) for q in stalled]
-        tasks += self.scheduler.start(schedules, now)
+        # Due schedules are read and fired page by page as posts go out.
+        tasks.append(self.scheduler.start_fan_out())
         return tasks
 
     async def _retry_delivery(self, post_id: int, quiz_id: int | None) -> None:

@@ -8,6 +8,7 @@ from datetime import datetime
 
 from sqlalchemy import delete, exists, select, update
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.storage.base import RUNNING, Store, post_info, quiz_info, rowcount
 from bot.storage.models import Channel, DeckSeen, Post, Quiz
@@ -18,34 +19,9 @@ class QuizStore(Store):
     async def draw(
         self, channel_id: int, pool: Sequence[str], count: int, rng: random.Random
     ) -> list[str]:
-        """Draw `count` questions from `pool` that the channel has not seen in this
-        pass; when the pass runs out, start a new one. The deck is persisted; a
-        question counts as seen once it is posted (`post_next`), so questions of
-        a quiz stopped early that were never shown stay in the deck."""
+        """Draw `count` questions from `pool` for the channel (see `draw_in`)."""
         async with self._sessions.begin() as session:
-            seen = set(
-                (
-                    await session.execute(
-                        select(DeckSeen.question_id).where(DeckSeen.channel_id == channel_id)
-                    )
-                ).scalars()
-            )
-            pool_set = set(pool)
-            unseen = [q for q in pool if q not in seen]
-            rng.shuffle(unseen)
-            drawn = unseen[:count]
-            if len(drawn) < count:
-                # The pass is over: forget this pool's questions and deal again,
-                # without repeating one already drawn for this quiz.
-                await session.execute(
-                    delete(DeckSeen).where(
-                        DeckSeen.channel_id == channel_id, DeckSeen.question_id.in_(pool_set)
-                    )
-                )
-                rest = [q for q in pool if q not in drawn]
-                rng.shuffle(rest)
-                drawn += rest[: count - len(drawn)]
-            return drawn
+            return await draw_in(session, channel_id, pool, count, rng)
 
     async def create_quiz(
         self,
@@ -165,3 +141,37 @@ class QuizStore(Store):
             await session.flush()
             channel = await session.get_one(Channel, quiz.channel_id)
             return post_info(post, channel, quiz.expected_players)
+
+
+async def draw_in(
+    session: AsyncSession, channel_id: int, pool: Sequence[str], count: int, rng: random.Random
+) -> list[str]:
+    """Draw `count` questions from `pool` that the channel has not seen in this
+    pass; when the pass runs out, start a new one. The deck is persisted; a
+    question counts as seen once it is posted (`post_next`, `post_daily`), so
+    questions of a quiz stopped early that were never shown stay in the deck.
+    Runs in the caller's transaction, so a daily post can draw, claim its slot
+    and be created in one."""
+    seen = set(
+        (
+            await session.execute(
+                select(DeckSeen.question_id).where(DeckSeen.channel_id == channel_id)
+            )
+        ).scalars()
+    )
+    pool_set = set(pool)
+    unseen = [q for q in pool if q not in seen]
+    rng.shuffle(unseen)
+    drawn = unseen[:count]
+    if len(drawn) < count:
+        # The pass is over: forget this pool's questions and deal again,
+        # without repeating one already drawn for this quiz.
+        await session.execute(
+            delete(DeckSeen).where(
+                DeckSeen.channel_id == channel_id, DeckSeen.question_id.in_(pool_set)
+            )
+        )
+        rest = [q for q in pool if q not in drawn]
+        rng.shuffle(rest)
+        drawn += rest[: count - len(drawn)]
+    return drawn

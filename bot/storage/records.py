@@ -124,3 +124,12 @@ class UserTotals:
     correct: int
     points: int
     per_question: list[tuple[str, int, int]]  # (question id, answered, correct)
+
+
+@dataclass(frozen=True)
+class DailyPost:
+    """A daily question's new post, and the channel's older daily questions
+    still open (the new one closes them)."""
+
+    post: PostInfo
+    older_open: list[int]

@@ -1,16 +1,19 @@
-"""Channels' timed posts: the rule, its next fire time, and claiming a due slot."""
+"""Channels' timed posts: the rule, its next fire time, and claiming a due slot
+(together with creating the daily question's post)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import random
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import and_, delete, or_, select, update
 
 from bot.storage.base import Store, post_info, rowcount, schedule_info
 from bot.storage.models import Channel, DeckSeen, Post, Schedule
-from bot.storage.records import PostInfo, ScheduleInfo
+from bot.storage.quizzes import draw_in
+from bot.storage.records import DailyPost, ScheduleInfo
 
 
 class ScheduleStore(Store):
@@ -72,15 +75,26 @@ class ScheduleStore(Store):
         )
 
     async def due_schedules(
-        self, now: datetime, platforms: Sequence[str], limit: int = 1000
+        self,
+        now: datetime,
+        platforms: Sequence[str],
+        limit: int,
+        after: tuple[datetime, int] | None = None,
     ) -> list[ScheduleInfo]:
-        """Schedules whose next fire time has come, earliest first."""
+        """Schedules whose next fire time has come, earliest first (by fire
+        time, then id); `after` (a fire time and id) continues a previous page."""
+        query = self._schedulable(platforms).where(Schedule.next_fire <= now)
+        if after is not None:
+            fired, schedule_id = after
+            query = query.where(
+                or_(
+                    Schedule.next_fire > fired,
+                    and_(Schedule.next_fire == fired, Schedule.id > schedule_id),
+                )
+            )
         async with self._reads() as session:
             rows = await session.execute(
-                self._schedulable(platforms)
-                .where(Schedule.next_fire <= now)
-                .order_by(Schedule.next_fire, Schedule.id)
-                .limit(limit)
+                query.order_by(Schedule.next_fire, Schedule.id).limit(limit)
             )
             return [schedule_info(schedule, channel) for schedule, channel in rows]
 
@@ -108,21 +122,25 @@ class ScheduleStore(Store):
     async def post_daily(
         self,
         channel_id: int,
-        question_id: str,
+        pool: Sequence[str],
+        rng: random.Random,
+        layout: Callable[[str], tuple[list[int], int]],
         *,
-        option_order: list[int],
-        correct_slot: int,
         now: datetime,
         closes_at: datetime,
         publish_by: datetime,
         publish_lease: datetime,
         claim: tuple[int, datetime, datetime] | None = None,
-    ) -> PostInfo | None:
-        """Create a daily question's post and count the question as seen.
+    ) -> DailyPost | None:
+        """Draw the day's question from `pool`, create its post and count it as
+        seen, all in one transaction; `layout(question_id)` gives the shuffled
+        option order and the slot of the right answer.
 
         With `claim` (schedule id, due fire time, next fire time), the schedule
-        is moved on in the same transaction, so a crash can never leave a slot
-        claimed without its post; None if another caller claimed it first."""
+        is moved on first, in the same transaction, so a crash can never leave a
+        slot claimed without its post; None if another caller claimed it first.
+        The result also names the channel's older daily questions still open
+        (today's closes them), saving the sender another round trip."""
         async with self._sessions.begin() as session:
             if claim is not None:
                 schedule_id, fired, following = claim
@@ -133,6 +151,8 @@ class ScheduleStore(Store):
                 )
                 if not rowcount(claimed):
                     return None
+            [question_id] = await draw_in(session, channel_id, pool, 1, rng)
+            option_order, correct_slot = layout(question_id)
             post = Post(
                 channel_id=channel_id,
                 kind="daily",
@@ -152,4 +172,15 @@ class ScheduleStore(Store):
                 .on_conflict_do_nothing()
             )
             await session.flush()
-            return post_info(post, await session.get_one(Channel, channel_id))
+            older = await session.execute(
+                select(Post.id).where(
+                    Post.channel_id == channel_id,
+                    Post.kind == "daily",
+                    Post.closed_at.is_(None),
+                    Post.id < post.id,
+                )
+            )
+            return DailyPost(
+                post_info(post, await session.get_one(Channel, channel_id)),
+                list(older.scalars()),
+            )

@@ -50,6 +50,11 @@ class RecordingAdapter:
         self.hung = 0  # calls that are waiting for `released` now
         # Edits wait for this gate first, when set (to hold an edit mid-flight).
         self.edit_gate: asyncio.Event | None = None
+        # Posts wait for this gate, while it is set (to hold posts mid-flight);
+        # `held_sends` counts those waiting, and `more_held` is set as each arrives.
+        self.send_gate: asyncio.Event | None = None
+        self.held_sends = 0
+        self.more_held = asyncio.Event()
         self._earlier = set(earlier)
         self._first_id = first_id
         self._ids = count(first_id)
@@ -71,6 +76,8 @@ class RecordingAdapter:
             raise DeliveryError(f"cannot post in {target.channel}", permanent=True)
         if target.channel in self.hanging_channels:
             await self._hang()
+        if self.send_gate is not None:
+            await self._held_at(self.send_gate)
         fault = self.send_fault(target, message)
         if fault is not None:
             raise fault
@@ -95,6 +102,14 @@ class RecordingAdapter:
             self.edits.append((ref, message))
             return
         raise DeliveryError(f"unknown message {ref.message_id}")
+
+    async def _held_at(self, gate: asyncio.Event) -> None:
+        self.held_sends += 1
+        self.more_held.set()
+        try:
+            await gate.wait()
+        finally:
+            self.held_sends -= 1
 
     async def _hang(self) -> None:
         self.hung += 1
