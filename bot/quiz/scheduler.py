@@ -24,7 +24,7 @@ from bot.quiz.connections import Connections
 from bot.quiz.delivery import PUBLISH_LEASE, within_deadline
 from bot.quiz.jobs import Jobs
 from bot.quiz.posting import Posting
-from bot.quiz.rules import LEADERBOARD_SIZE, Period, Window, shuffled_order, week_key
+from bot.quiz.rules import LEADERBOARD_SIZE, Window, shuffled_order, week_key
 from bot.quiz.schedule import (
     Rule,
     ScheduleError,
@@ -362,13 +362,8 @@ class Scheduler:
             datetime.combine(week_start, time(0), zone),
             datetime.combine(week_start + timedelta(days=7), time(0), zone),
         )
-        rows = await self.repository.scores.leaderboard(
-            platform=target.platform,
-            community=target.community,
-            channel_id=schedule.channel.id,
-            period=Period.WEEK,
-            key=week_key(week_start),
-            limit=LEADERBOARD_SIZE,
+        rows = await self.repository.scores.past_week_board(
+            schedule.channel.id, week_key(week_start), LEADERBOARD_SIZE
         )
         leaders = await self.scores.streak_leaders(schedule.channel.id)
         scores = await self.repository.scores.question_scores(schedule.channel.id, window)

@@ -466,10 +466,9 @@ def _step_streak(dialect: str) -> Any:
 
 
 def board(model: Any, period: Period, key: str, limit: int, *where: Any) -> Any:
-    """Top rows of a board for a period: all time, or the week or month `key`
-    (for a week also the one before a member's latest, for last week's post).
-    Ranked by points, then more right answers, then the earlier last right
-    answer, then user id."""
+    """Top rows of a board for a period: all time, or the current week or
+    month `key`. Ranked by points, then more right answers, then the earlier
+    last right answer, then user id."""
     if period is Period.ALL:
         columns = [model.points, model.correct, model.answered, model.last_correct_at]
     elif period is Period.MONTH:
@@ -477,14 +476,26 @@ def board(model: Any, period: Period, key: str, limit: int, *where: Any) -> Any:
         columns = [model.month_points, model.month_correct, model.month_answered]
         columns.append(model.month_last_correct_at)
     else:
-        where = (*where, or_(model.week == key, model.prev_week == key))
-        current = model.week == key
-        columns = [
-            case(
-                (current, getattr(model, f"week_{name}")), else_=getattr(model, f"prev_week_{name}")
-            )
-            for name in ("points", "correct", "answered", "last_correct_at")
-        ]
+        where = (*where, model.week == key)
+        columns = [model.week_points, model.week_correct, model.week_answered]
+        columns.append(model.week_last_correct_at)
+    return _ranked(model, columns, limit, where)
+
+
+def past_week_board(channel_id: int, key: str, limit: int) -> Any:
+    """A channel's board for a past week `key` (the Monday post): the week of a
+    member's latest answer, or the one before it if they answered since."""
+    model = ChannelScore
+    latest = model.week == key
+    columns = [
+        case((latest, getattr(model, f"week_{name}")), else_=getattr(model, f"prev_week_{name}"))
+        for name in ("points", "correct", "answered", "last_correct_at")
+    ]
+    where = (model.channel_id == channel_id, or_(latest, model.prev_week == key))
+    return _ranked(model, columns, limit, where)
+
+
+def _ranked(model: Any, columns: list[Any], limit: int, where: tuple[Any, ...]) -> Any:
     points, correct, answered, last_correct = columns
     return (
         select(model.user_id, points, correct, answered)

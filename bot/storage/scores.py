@@ -67,6 +67,12 @@ class ScoreStore(Store):
             rows = await session.execute(query)
             return [RankRow(u, int(p), int(c), int(n)) for u, p, c, n in rows]
 
+    async def past_week_board(self, channel_id: int, key: str, limit: int) -> list[RankRow]:
+        """A channel's top members in a past week `key` (the weekly post)."""
+        async with self._reads() as session:
+            rows = await session.execute(read_models.past_week_board(channel_id, key, limit))
+            return [RankRow(u, int(p), int(c), int(n)) for u, p, c, n in rows]
+
     async def user_totals(self, platform: str, user_id: str) -> UserTotals:
         async with self._reads() as session:
             found = await session.execute(read_models.member_questions(platform, user_id))
