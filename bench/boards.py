@@ -27,7 +27,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from common import ROOT, NullAdapter, postgres_schema
+from common import ROOT, HeldClock, NullAdapter, postgres_schema
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -45,16 +45,6 @@ SEED = 20_250_618
 NOW = datetime(2025, 6, 18, 15, 0, tzinfo=UTC)
 P95_GOAL_MS = 10.0
 RATIO_GOAL = 2.0
-
-
-class StoppedClock:
-    """Held at NOW, so every period window is the same in every run."""
-
-    def now(self) -> datetime:
-        return NOW
-
-    async def wait(self, event: asyncio.Event, seconds: float | None) -> None:
-        return None
 
 
 def _board(scope: str, period: str) -> Callable[[GeneratedInfo], Command]:
@@ -120,7 +110,7 @@ async def measure(url: str, answers: int, calls: int, search_path: str | None = 
         await settle(engine)
 
         catalog, _ = load_banks([ROOT / "questions"])
-        service = QuizService(Repository(database), catalog, StoppedClock(), random.Random(1))
+        service = QuizService(Repository(database), catalog, HeldClock(NOW), random.Random(1))
         adapter = NullAdapter()
         adapter.platform = PLATFORM
         service.register(adapter)

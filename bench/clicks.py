@@ -27,8 +27,8 @@ import tempfile
 import time
 from dataclasses import dataclass
 
-from boards import NOW, SEED, SHAPE, StoppedClock
-from common import ROOT, NullAdapter
+from boards import NOW, SEED, SHAPE
+from common import ROOT, HeldClock, NullAdapter
 
 from bot.chat import Command, Interaction, Target
 from bot.quiz import render
@@ -111,7 +111,7 @@ async def measure(
     channel: Target,
     options: argparse.Namespace,
 ) -> list[Round]:
-    service = QuizService(Repository(database), catalog, StoppedClock(), random.Random(1))
+    service = QuizService(Repository(database), catalog, HeldClock(NOW), random.Random(1))
     adapter = NullAdapter()
     adapter.platform = PLATFORM
     service.register(adapter)

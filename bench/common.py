@@ -49,6 +49,20 @@ class NullAdapter:
         return {}
 
 
+class HeldClock:
+    """A clock held where the benchmark puts it (`moment`); waits return at once,
+    so only the bot's own work is timed."""
+
+    def __init__(self, moment: datetime) -> None:
+        self.moment = moment
+
+    def now(self) -> datetime:
+        return self.moment
+
+    async def wait(self, event: asyncio.Event, seconds: float | None) -> None:
+        return None
+
+
 async def schedule_daily(repository: Repository, channels: int, due: datetime) -> None:
     """Channels c0 … c{channels-1}, each with a daily question due at `due` (UTC)."""
     for number in range(channels):

@@ -22,26 +22,13 @@ import tempfile
 import time
 from datetime import UTC, datetime
 
-from common import ROOT, NullAdapter, postgres_schema
+from common import ROOT, HeldClock, NullAdapter, postgres_schema
 
 from bot.chat import Command, Target
 from bot.quiz.bank import load_banks
 from bot.quiz.service import QuizService
 from bot.storage.db import open_database, upgrade
 from bot.storage.repository import Repository
-
-
-class SteppedClock:
-    """Time the benchmark sets; waits return at once."""
-
-    def __init__(self, moment: datetime) -> None:
-        self.moment = moment
-
-    def now(self) -> datetime:
-        return self.moment
-
-    async def wait(self, event: asyncio.Event, seconds: float | None) -> None:
-        return None
 
 
 def peak_mb() -> float:
@@ -59,7 +46,7 @@ async def measure(url: str, schedules: int, quizzes: int, search_path: str | Non
     await upgrade(engine)
     repository = Repository(database)
     catalog, _ = load_banks([ROOT / "questions"])
-    clock = SteppedClock(datetime(2026, 3, 2, 8, 0, tzinfo=UTC))
+    clock = HeldClock(datetime(2026, 3, 2, 8, 0, tzinfo=UTC))
     service = QuizService(repository, catalog, clock, random.Random(1))
     adapter = NullAdapter()
     service.register(adapter)

@@ -19,25 +19,12 @@ import tempfile
 import time
 from datetime import UTC, datetime, timedelta
 
-from common import ROOT, NullAdapter, postgres_schema, schedule_daily
+from common import ROOT, HeldClock, NullAdapter, postgres_schema, schedule_daily
 
 from bot.quiz.bank import load_banks
 from bot.quiz.service import QuizService
 from bot.storage.db import open_database, upgrade
 from bot.storage.repository import Repository
-
-
-class StoppedClock:
-    """The scheduler's clock, held at the due minute so only the work is timed."""
-
-    def __init__(self, moment: datetime) -> None:
-        self.moment = moment
-
-    def now(self) -> datetime:
-        return self.moment
-
-    async def wait(self, event: asyncio.Event, seconds: float | None) -> None:
-        return None
 
 
 async def measure(url: str, channels: int, latency: float, search_path: str | None = None) -> None:
@@ -48,7 +35,7 @@ async def measure(url: str, channels: int, latency: float, search_path: str | No
     due = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
     await schedule_daily(repository, channels, due)
     catalog, _ = load_banks([ROOT / "questions"])
-    service = QuizService(repository, catalog, StoppedClock(due + timedelta(seconds=5)))
+    service = QuizService(repository, catalog, HeldClock(due + timedelta(seconds=5)))
     adapter = NullAdapter(latency)
     service.register(adapter)
     began = time.perf_counter()
