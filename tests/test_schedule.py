@@ -408,10 +408,10 @@ async def test_two_processes_on_one_database_post_each_daily_question_once(host:
     assert [len(host.adapter.questions(target)) for target in targets] == [2] * 20
 
 
-async def test_500_channels_due_at_the_same_minute_are_each_posted_once(host: Host) -> None:
-    targets = [Target("test", f"guild-{n % 7}", f"c{n}") for n in range(500)]
+async def schedule_daily_at(host: Host, targets: list[Target], fire: datetime) -> None:
+    """A daily question at 10:00 UTC in each channel, next due at `fire`
+    (straight into storage: hundreds of commands would only slow the test)."""
     repository = host.service.repository
-    fire = at("2026-03-02 10:00")
     for target in targets:
         channel = await repository.channels.channel(target, host.clock.now())
         await repository.schedules.set_schedule(
@@ -426,6 +426,12 @@ async def test_500_channels_due_at_the_same_minute_are_each_posted_once(host: Ho
             created_by="mod",
             now=host.clock.now(),
         )
+
+
+async def test_500_channels_due_at_the_same_minute_are_each_posted_once(host: Host) -> None:
+    targets = [Target("test", f"guild-{n % 7}", f"c{n}") for n in range(500)]
+    fire = at("2026-03-02 10:00")
+    await schedule_daily_at(host, targets, fire)
     host.adapter.failing_channels = {"c13"}
     host.clock.set(fire + timedelta(seconds=20))
     await host.service.tick()
@@ -438,22 +444,8 @@ async def test_500_channels_due_at_the_same_minute_are_each_posted_once(host: Ho
 async def test_a_big_fan_out_posts_while_later_schedules_wait_unclaimed(host: Host) -> None:
     # More channels than posts in flight at once, and than one page of due schedules.
     targets = [Target("test", "guild-1", f"c{n}") for n in range(120)]
-    repository = host.service.repository
     fire = at("2026-03-02 10:00")
-    for target in targets:
-        channel = await repository.channels.channel(target, host.clock.now())
-        await repository.schedules.set_schedule(
-            channel.id,
-            DAILY,
-            at_time="10:00",
-            zone="UTC",
-            days=list(range(7)),
-            bank=None,
-            tag=None,
-            next_fire=fire,
-            created_by="mod",
-            now=host.clock.now(),
-        )
+    await schedule_daily_at(host, targets, fire)
     host.clock.set(fire + timedelta(seconds=5))
     adapter = host.adapter
     gate = adapter.send_gate = asyncio.Event()
@@ -465,13 +457,18 @@ async def test_a_big_fan_out_posts_while_later_schedules_wait_unclaimed(host: Ho
     # Posts are on their way while most schedules are not even claimed: the
     # platform is never kept waiting for the whole due set's database work,
     # and a crash now would leave the rest due for the next start.
-    still_due = await repository.schedules.due_schedules(host.clock.now(), ["test"], limit=500)
+    still_due = await host.service.repository.schedules.due_schedules(
+        host.clock.now(), ["test"], limit=500
+    )
     assert len(still_due) == len(targets) - CONCURRENT_POSTS
     gate.set()
     await ticking
     # One tick posts every due schedule, each once.
     assert [len(adapter.questions(target)) for target in targets] == [1] * len(targets)
-    assert await repository.schedules.due_schedules(host.clock.now(), ["test"], limit=500) == []
+    assert (
+        await host.service.repository.schedules.due_schedules(host.clock.now(), ["test"], limit=500)
+        == []
+    )
 
 
 async def test_a_channel_that_refuses_posts_pauses_its_schedule_without_costing_streaks(
