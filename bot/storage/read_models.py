@@ -16,7 +16,7 @@ from functools import lru_cache
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import Dialect, case, delete, func, literal_column, or_, select, update
+from sqlalchemy import Dialect, case, delete, literal_column, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -31,6 +31,7 @@ from bot.storage.models import (
 )
 from bot.storage.prepared import Prepared
 
+# Every read-model table (the recount replaces them all).
 SCORE_TABLES = (ChannelScore, CommunityScore, MemberQuestion, DailyStreak)
 
 
@@ -495,14 +496,18 @@ def past_week_board(channel_id: int, key: str, limit: int) -> Any:
     return _ranked(model, columns, limit, where)
 
 
+def rank_order(points: Any, correct: Any, last_correct: Any, user_id: Any) -> list[Any]:
+    """Points, then more correct answers, then the earlier last correct answer, then user id
+    (every leaderboard and quiz scoreboard ranks this way)."""
+    return [points.desc(), correct.desc(), last_correct.asc().nulls_last(), user_id.asc()]
+
+
 def _ranked(model: Any, columns: list[Any], limit: int, where: tuple[Any, ...]) -> Any:
     points, correct, answered, last_correct = columns
     return (
         select(model.user_id, points, correct, answered)
         .where(*where)
-        .order_by(
-            points.desc(), correct.desc(), last_correct.asc().nulls_last(), model.user_id.asc()
-        )
+        .order_by(*rank_order(points, correct, last_correct, model.user_id))
         .limit(limit)
     )
 
@@ -565,8 +570,3 @@ def member_questions(platform: str, user_id: str) -> Any:
         MemberQuestion.correct,
         MemberQuestion.points,
     ).where(MemberQuestion.platform == platform, MemberQuestion.user_id == user_id)
-
-
-def count_rows() -> Any:
-    """How many rows each read model holds (for `db check`'s summary)."""
-    return [select(func.count()).select_from(model) for model in SCORE_TABLES]

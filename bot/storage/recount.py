@@ -25,6 +25,7 @@ from bot.storage.models import (
     Post,
 )
 from bot.storage.read_models import (
+    SCORE_TABLES,
     ScoredAnswer,
     ScoreRow,
     ScoreSteps,
@@ -201,7 +202,7 @@ def differences(connection: Connection, limit: int = 50) -> tuple[list[str], int
 def rebuild(connection: Connection) -> None:
     """Replace every read-model row with what the answers say (the backfill)."""
     models = expected(connection)
-    for model in (ChannelScore, CommunityScore, MemberQuestion, DailyStreak):
+    for model in SCORE_TABLES:
         connection.execute(delete(model))
     _insert_all(
         connection,

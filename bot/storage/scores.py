@@ -3,20 +3,14 @@ scores, and (from the read models) leaderboards, member totals and streaks."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from sqlalchemy import case, func, select
 
 from bot.quiz.rules import Period, Window
 from bot.storage import read_models
 from bot.storage.base import Store
 from bot.storage.models import Answer, Post
+from bot.storage.read_models import rank_order
 from bot.storage.records import QuestionScore, QuizResult, RankRow, UserTotals
-
-
-def rank_order(points: Any, correct: Any, last_correct: Any, user_id: Any) -> list[Any]:
-    """Points, then more correct answers, then the earlier last correct answer, then user id."""
-    return [points.desc(), correct.desc(), last_correct.asc().nulls_last(), user_id.asc()]
 
 
 class ScoreStore(Store):
