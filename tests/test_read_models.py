@@ -102,8 +102,9 @@ async def test_check_reports_a_damaged_row_and_rebuild_repairs_it(
 async def test_last_weeks_post_counts_members_who_already_answered_this_week(
     host: Host,
 ) -> None:
-    """The Monday post is made after that day's daily question: answers to it
-    start a new week on the member's row without losing last week's points."""
+    """The Monday post is made after that day's daily question has closed: its
+    answers start a new week on the member's row without losing last week's points."""
+    await host.command("config", key="daily-window", value="1")
     await schedule(host, action="daily", time="10:00")
     await schedule(host, action="leaderboard", day="mon", time="12:00")
     for date in ("2026-03-04", "2026-03-05"):
@@ -112,6 +113,7 @@ async def test_last_weeks_post_counts_members_who_already_answered_this_week(
             await host.click(user, host.correct_letter(), CHANNEL)
     await run_until(host, at("2026-03-09 10:00"))
     await host.click("ana", host.correct_letter(), CHANNEL)  # Monday: a new week for ana
+    assert await host.leaderboard(period="week") == []  # it counts once the question closes
     await run_until(host, at("2026-03-09 12:00"))
 
     *_, weekly = [
@@ -144,8 +146,9 @@ async def test_forget_me_leaves_no_trace_in_boards_stats_or_streaks(
 async def test_concurrent_batches_with_the_same_members_count_each_answer_once(
     host: Host, repository: Repository, engine: AsyncEngine
 ) -> None:
-    """On PostgreSQL the batches run on separate connections at once: rows are
-    written in key order, so overlapping members never deadlock."""
+    """On PostgreSQL the batches, and then the two closes that count them, run on
+    separate connections at once: rows are written in key order, so overlapping
+    members never deadlock."""
     await host.start(CHANNEL, questions=1, seconds=600)
     await host.start(OTHER_CHANNEL, questions=1, seconds=600)
     posts = []
@@ -169,6 +172,10 @@ async def test_concurrent_batches_with_the_same_members_count_each_answer_once(
         repository.answers.record_answers(batch(1, members)),
     )
     assert sum(map(sum, results)) == 2 * len(members)
+    # Both questions close at once: their answers reach the same members'
+    # server rows from two transactions.
+    closed = await asyncio.gather(*(repository.posts.claim_close(p.id, now) for p in posts))
+    assert closed == [True, True]
     assert await check_read_models(engine) == ([], 0)
     board = await host.leaderboard(scope="server", period="all")
     assert len(board) == 10

@@ -7,7 +7,8 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from enum import Enum
-from zoneinfo import ZoneInfo
+from functools import cache
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 POINTS_CORRECT = 10
 SPEED_BONUS_MAX = 5
@@ -87,6 +88,15 @@ def period_key(period: Period, at: datetime, zone: ZoneInfo) -> str:
         year, week, _ = local.isocalendar()
         return f"{year}-W{week:02d}"
     return f"{local.year}-{local.month:02d}"
+
+
+@cache
+def zone_or_utc(name: str) -> ZoneInfo:
+    """A stored channel zone; UTC if this machine does not know it (any more)."""
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        return ZoneInfo("UTC")
 
 
 def week_key(day: date) -> str:

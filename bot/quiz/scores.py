@@ -3,8 +3,6 @@ streaks, and forgetting a member's answers."""
 
 from __future__ import annotations
 
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
-
 from bot.chat import OutMessage, Target
 from bot.clock import Clock
 from bot.quiz import render
@@ -16,6 +14,7 @@ from bot.quiz.rules import (
     Period,
     Scope,
     period_key,
+    zone_or_utc,
 )
 from bot.storage.answers import AnswerStore
 from bot.storage.scores import ScoreStore
@@ -63,7 +62,7 @@ class Scores:
             community=target.community,
             channel_id=channel.id if scope is Scope.CHANNEL else None,
             period=period,
-            key=period_key(period, self.clock.now(), _zone(channel.timezone)),
+            key=period_key(period, self.clock.now(), zone_or_utc(channel.timezone)),
             limit=LEADERBOARD_SIZE,
         )
         names = await self.channels.names(target, [row.user_id for row in rows])
@@ -105,10 +104,3 @@ class Scores:
 
     async def forget_user(self, platform: str, user_id: str) -> int:
         return await self.answers.forget_user(platform, user_id)
-
-
-def _zone(name: str) -> ZoneInfo:
-    try:
-        return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
-        return ZoneInfo("UTC")

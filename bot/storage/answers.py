@@ -5,12 +5,12 @@ and forgetting a member."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import cache, cached_property
+from functools import cached_property
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from sqlalchemy import Dialect, bindparam, delete, func, select
 
+from bot.quiz.rules import zone_or_utc
 from bot.storage import read_models
 from bot.storage.base import Store, rowcount
 from bot.storage.models import Answer, Channel, Post
@@ -61,8 +61,14 @@ class AnswerStore(Store):
             inserted = await self._new_answers(connection.dialect).run(connection, values)
             for post_id, user_id in inserted:
                 counted[firsts[(post_id, user_id)]] = True
-            stored = [_scored(row) for row, ok in zip(rows, counted, strict=True) if ok]
-            await read_models.add_answers(session, stored)
+            # Scores count when the question closes (PostStore.claim_close);
+            # a daily answer moves its streak now, for the reply to the click.
+            daily = [
+                _scored(row)
+                for row, ok in zip(rows, counted, strict=True)
+                if ok and row.post.kind == "daily"
+            ]
+            await read_models.add_streaks(session, daily)
         return counted
 
     @cached_property
@@ -138,21 +144,13 @@ class AnswerStore(Store):
             return rowcount(result)
 
 
-@cache
-def _zone(name: str) -> ZoneInfo:
-    try:
-        return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
-        return ZoneInfo("UTC")
-
-
 def _scored(row: NewAnswer) -> read_models.ScoredAnswer:
     post = row.post
     return read_models.ScoredAnswer(
         channel_id=post.channel_id,
         platform=post.target.platform,
         community=post.target.community,
-        zone=_zone(post.zone),
+        zone=zone_or_utc(post.zone),
         daily=post.kind == "daily",
         question_id=post.question_id,
         user_id=row.user_id,
