@@ -126,6 +126,51 @@ async def test_last_weeks_post_counts_members_who_already_answered_this_week(
     assert await host.leaderboard(period="week") == [("ana", 10)]
 
 
+async def test_an_answer_counts_on_boards_and_stats_once_its_question_closes(
+    host: Host, engine: AsyncEngine
+) -> None:
+    """While the question is open nobody can tell from the boards or their stats
+    whether their answer was right; the close counts it, once."""
+    await host.start(CHANNEL, questions=2, seconds=10)
+    await host.answer("ana", correct=True)
+    await host.answer("bo", correct=False)
+    assert await host.leaderboard(period="week") == []
+    assert (await host.stats("ana")).answered == 0
+    await host.close_current()
+    assert await host.leaderboard(period="week") == [("ana", 15), ("bo", 0)]
+    assert (await host.stats("ana")).points == 15
+    await host.service.tick()  # a second look at the closed question counts nothing again
+    assert await host.leaderboard(scope="server", period="all") == [("ana", 15), ("bo", 0)]
+    assert await check_read_models(engine) == ([], 0)
+
+
+async def test_questions_that_close_out_of_order_keep_each_answer_in_its_own_week(
+    host: Host, engine: AsyncEngine
+) -> None:
+    """Sunday's daily question is still open when Monday's live question closes:
+    its answers, counted later, still belong to last week."""
+    await schedule(host, action="daily", time="10:00")
+    await schedule(host, action="leaderboard", day="mon", time="12:00")
+    await run_until(host, at("2026-03-08 10:00"))  # a Sunday
+    await host.click("ana", host.correct_letter(), CHANNEL)
+    await run_until(host, at("2026-03-09 08:00"))
+    await one_question(host, CHANNEL, {"ana": True})  # closes before Sunday's daily
+    assert await host.leaderboard(period="week") == [("ana", 15)]
+    await run_until(host, at("2026-03-09 12:00"))  # Sunday's daily closed at 10:00
+
+    assert await host.leaderboard(period="week") == [("ana", 15)]
+    assert await host.leaderboard(period="month") == [("ana", 25)]
+    assert await host.leaderboard(scope="server", period="all") == [("ana", 25)]
+    *_, weekly = [
+        sent.message
+        for sent in host.adapter.in_channel(CHANNEL)
+        if (sent.message.title or "").startswith("Weekly")
+    ]
+    assert weekly.title == "Weekly leaderboard: Mar 02 – Mar 08"
+    assert re.findall(r"<@(\w+)>: (\d+) pts", weekly.body) == [("ana", "10")]
+    assert await check_read_models(engine) == ([], 0)
+
+
 async def test_forget_me_leaves_no_trace_in_boards_stats_or_streaks(
     host: Host, engine: AsyncEngine
 ) -> None:

@@ -17,9 +17,19 @@ from bot.storage.models import Answer, Channel, Post
 from bot.storage.prepared import PreparedRows
 from bot.storage.records import NewAnswer, PostInfo, PostTally
 
+# Answer transactions in flight at once on PostgreSQL: enough to overlap one
+# batch's commit with the next one's inserts, well under the pool's 10.
+CONCURRENT_WRITES = 4
+
 
 class AnswerStore(Store):
     _insert_answers: PreparedRows | None = None
+
+    @property
+    def concurrent_writes(self) -> int:
+        """How many answer transactions may run at once: SQLite takes one
+        writer at a time, PostgreSQL overlaps them (rows locked in key order)."""
+        return 1 if self._dialect == "sqlite" else CONCURRENT_WRITES
 
     async def record_answers(self, rows: Sequence[NewAnswer]) -> list[bool]:
         """Store answers in one short transaction; for each row, whether it counted.
