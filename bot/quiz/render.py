@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
+from functools import cache
 
 from bot.chat import Button, ButtonStyle, Field, OutMessage
 from bot.quiz.bank import LETTERS, Question
@@ -347,6 +348,7 @@ def private(text: str) -> OutMessage:
 # -- replies to clicks ----------------------------------------------------------
 
 
+@cache  # the same few replies for every click of a burst: built once each
 def locked_in(slot: int) -> OutMessage:
     return private(f"Locked in {letter(slot)}. The answer is revealed when the question closes.")
 

@@ -197,4 +197,4 @@ class QuizService:
 def _valid_ids(target: Target, user_id: str) -> bool:
     """Ids arrive from outside: refuse empty, overlong or unprintable ones
     before anything is stored under them."""
-    return all(is_valid_id(value) for value in (user_id, target.channel, target.community))
+    return is_valid_id(user_id) and is_valid_id(target.channel) and is_valid_id(target.community)

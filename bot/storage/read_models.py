@@ -31,7 +31,7 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from bot.quiz.rules import Period, period_key
 from bot.storage.models import (
@@ -271,7 +271,7 @@ def period_segments(
     return segments
 
 
-async def add_streaks(session: AsyncSession, answers: Sequence[ScoredAnswer]) -> None:
+async def add_streaks(connection: AsyncConnection, answers: Sequence[ScoredAnswer]) -> None:
     """Move the daily streaks of newly stored answers to daily questions, in
     the caller's (storing) transaction: the private reply to the click shows
     the new streak at once."""
@@ -284,7 +284,6 @@ async def add_streaks(session: AsyncSession, answers: Sequence[ScoredAnswer]) ->
             daily.setdefault((answer.channel_id, answer.user_id), []).append(Step("", "", mark))
     if not daily:
         return
-    connection = await session.connection()
     streaks = _streak_statement(connection.dialect)
     for round_rows in _rounds(daily):
         await streaks.run(
