@@ -17,7 +17,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.chat import Target
 from bot.quiz.render import parse_answer_custom_id
-from bot.quiz.rules import streak_table, streaks
+from bot.quiz.rules import Period, streak_table, streaks
+from bot.storage import read_models
 from bot.storage.db import check_read_models, rebuild_read_models
 from bot.storage.records import NewAnswer
 from bot.storage.repository import Repository
@@ -264,3 +265,31 @@ def test_the_streak_recount_agrees_with_the_plain_definition() -> None:
             for user, mine in answers.items()
         }
         assert streak_table(posts, answers) == plain
+
+
+async def test_every_board_reads_its_top_ten_from_an_index_in_rank_order(
+    engine: AsyncEngine,
+) -> None:
+    """No board sorts its members on each call, so a board of 50,000 costs what
+    a board of 50 does (bench/boards.py measures it). The plan says so: no sort
+    step on PostgreSQL, no temporary B-tree on SQLite."""
+    boards = [
+        read_models.channel_board(1, period, "2026-W10", 10)
+        for period in (Period.ALL, Period.WEEK, Period.MONTH)
+    ]
+    boards += [
+        read_models.community_board("test", "guild-1", period, "2026-03", 10)
+        for period in (Period.ALL, Period.WEEK, Period.MONTH)
+    ]
+    boards.append(read_models.streak_board(1, 10))
+    async with engine.connect() as connection:
+        for board in boards:
+            sql = str(board.compile(engine, compile_kwargs={"literal_binds": True}))
+            if engine.dialect.name == "postgresql":
+                await connection.execute(text("SET enable_seqscan = off"))  # tiny tables
+                plan = "\n".join(row[0] for row in await connection.execute(text(f"EXPLAIN {sql}")))
+                assert "Sort" not in plan and "Index" in plan, plan
+            else:
+                rows = await connection.execute(text(f"EXPLAIN QUERY PLAN {sql}"))
+                plan = "\n".join(str(row[-1]) for row in rows)
+                assert "TEMP B-TREE" not in plan and "INDEX" in plan, plan

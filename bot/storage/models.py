@@ -281,6 +281,32 @@ class CommunityScore(ScoreColumns, Base):
     user_id: Mapped[str] = mapped_column(String(64), primary_key=True)
 
 
+def _ranked_indexes(model: Any, table: str, *keys: str) -> None:
+    """Each board (all time, the week, the month) read in rank order from an
+    index: its top ten is ten index entries, however many members it has.
+
+    The order is rank_order's without its NULLS LAST, which each backend's
+    default then matches in index and query alike: a member with no right
+    answer (no last_correct_at) has fewer right answers than anyone with one,
+    so the NULLs never meet a time in the comparison."""
+    for period, prefix in (("all", ""), ("week", "week_"), ("month", "month_")):
+        columns = [getattr(model, key) for key in keys]
+        if prefix:
+            columns.append(getattr(model, period))
+        Index(
+            f"ix_{table}_{period}_rank",
+            *columns,
+            getattr(model, f"{prefix}points").desc(),
+            getattr(model, f"{prefix}correct").desc(),
+            getattr(model, f"{prefix}last_correct_at"),
+            model.user_id,
+        )
+
+
+_ranked_indexes(ChannelScore, "channel_scores", "channel_id")
+_ranked_indexes(CommunityScore, "community_scores", "platform", "community")
+
+
 class MemberQuestion(Base):
     """How often a member answered one question on a platform, and how well (for stats)."""
 
@@ -307,3 +333,13 @@ class DailyStreak(Base):
     user_id: Mapped[str] = mapped_column(String(64), primary_key=True)
     current: Mapped[int] = mapped_column(Integer)
     best: Mapped[int] = mapped_column(Integer)
+
+
+# The streak board, in its order (current, then best, then user id).
+Index(
+    "ix_daily_streaks_rank",
+    DailyStreak.channel_id,
+    DailyStreak.current.desc(),
+    DailyStreak.best.desc(),
+    DailyStreak.user_id,
+)

@@ -593,8 +593,12 @@ def past_week_board(channel_id: int, key: str, limit: int) -> Any:
 
 def rank_order(points: Any, correct: Any, last_correct: Any, user_id: Any) -> list[Any]:
     """Points, then more correct answers, then the earlier last correct answer, then user id
-    (every leaderboard and quiz scoreboard ranks this way)."""
-    return [points.desc(), correct.desc(), last_correct.asc().nulls_last(), user_id.asc()]
+    (every leaderboard and quiz scoreboard ranks this way).
+
+    `last_correct` is NULL only where `correct` is 0, and two rows compared on
+    it have the same `correct`: so it never matters where NULLs sort, and each
+    backend's default lets the boards read the ranked indexes (models.py)."""
+    return [points.desc(), correct.desc(), last_correct.asc(), user_id.asc()]
 
 
 def _ranked(model: Any, columns: list[Any], limit: int, where: tuple[Any, ...]) -> Any:
