@@ -14,12 +14,13 @@ from bot.quiz import render
 from bot.quiz.bank import Ident
 from bot.quiz.importers import aiken, csv_table, gift, opentdb, own_json, red
 from bot.quiz.importers.build import build_bank, clean_line
-from bot.quiz.importers.result import ImportFailed, ImportResult, Parsed, Skipped
+from bot.quiz.importers.result import BadArguments, ImportFailed, ImportResult, Parsed, Skipped
 from bot.quiz.importers.source import MAX_IMPORT_BYTES, read_source
 
 __all__ = [
     "FORMATS",
     "MAX_IMPORT_BYTES",
+    "BadArguments",
     "ImportFailed",
     "ImportResult",
     "Skipped",
@@ -51,23 +52,23 @@ def import_file(
     """The bank made of every importable question in `path`. ImportFailed when the
     arguments or the file as a whole are unusable."""
     if format not in FORMATS:
-        raise ImportFailed(f"unknown format {format!r}; use one of {', '.join(FORMATS)}")
+        raise BadArguments(f"unknown format {format!r}; use one of {', '.join(FORMATS)}")
     try:
         TypeAdapter(Ident).validate_python(bank_id)
     except ValidationError:
-        raise ImportFailed(
+        raise BadArguments(
             f"bank id {bank_id!r} must be 1–64 lowercase letters, digits, - or _, "
             "starting with a letter or digit"
         ) from None
     if title is not None and not clean_line(title):
-        raise ImportFailed("the title is empty")
+        raise BadArguments("the title is empty")
     parse, format_name = FORMATS[format]
     text = read_source(path, encoding)
     parsed = parse(text, path.name)
     chosen = clean_line(title or parsed.title or _title_from(path))
     if len(chosen) > MAX_TITLE:
         if title is not None:
-            raise ImportFailed(f"the title is {len(chosen)} characters; at most {MAX_TITLE}")
+            raise BadArguments(f"the title is {len(chosen)} characters; at most {MAX_TITLE}")
         chosen = chosen[: MAX_TITLE - 1].rstrip() + "…"
     description = parsed.description or render.imported_description(path.name, format_name)
     header = f"# Imported from {path.name} ({format_name}) by `quizmaster questions import`.\n"

@@ -20,6 +20,22 @@ MAX_OPTIONS = 5
 MAX_TAG = 40
 
 
+class _Dumper(yaml.SafeDumper):
+    """Lists indented under their key, as the hand-written banks are."""
+
+    def increase_indent(self, flow: bool = False, indentless: bool = False) -> None:
+        super().increase_indent(flow, False)
+
+
+def _text(dumper: yaml.SafeDumper, text: str) -> yaml.ScalarNode:
+    """Texts of several lines as literal blocks, readable in the file."""
+    style = "|" if "\n" in text else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", text, style=style)
+
+
+_Dumper.add_representer(str, _text)
+
+
 def clean_text(text: str) -> str:
     """Control characters removed, each line trimmed, no runs of blank lines."""
     text = "".join(
@@ -118,8 +134,8 @@ def build_bank(
         bank = BankFile.model_validate(document)
     except ValidationError as error:
         raise ImportFailed(_schema_problem(error)) from None
-    text = header + yaml.safe_dump(
-        document, sort_keys=False, allow_unicode=True, width=100, default_flow_style=False
+    text = header + yaml.dump(
+        document, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100
     )
     _check_loadable(text)
     return ImportResult(bank, text, skipped, parsed.notes)

@@ -13,6 +13,10 @@ class ImportFailed(Exception):
     """The whole file cannot be imported (unreadable, not the format, too big)."""
 
 
+class BadArguments(ImportFailed):
+    """The command's arguments are unusable (format, bank id, title): nothing was read."""
+
+
 @dataclass(frozen=True)
 class Entry:
     """One question as the source file gives it, not yet checked against the bank schema."""
