@@ -98,10 +98,12 @@ def parse(text: str, source: str) -> Parsed:
         raise ImportFailed("a Red trivia list is a YAML mapping of question: [answers]")
     parsed = Parsed(notes=[NOTE])
     questions, author = _read(root, parsed)
-    pool = list({q.accepted[0].casefold(): q.accepted[0] for q in questions}.values())
+    pool: dict[str, str] = {}  # casefolded -> first spelling in the list
+    for question in questions:
+        pool.setdefault(question.accepted[0].casefold(), question.accepted[0])
     for question in questions:
         where = f"line {question.line}"
-        wrong = _distractors(question, pool)
+        wrong = _distractors(question, list(pool.values()))
         if not wrong:
             parsed.skipped.append(
                 Skipped(where, "no other answer in the list to draw a wrong option from")
