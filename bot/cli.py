@@ -278,6 +278,8 @@ def questions_import(
     for note in result.notes:
         typer.echo(f"note: {note}", err=True)
     summary = f"{result.imported} question(s) imported, {len(result.skipped)} skipped"
+    if result.bank is not None:
+        _warn_if_bank_id_taken(bank, out)
     if result.bank is None:
         typer.echo(f"Nothing imported from {file}: {summary}.", err=True)
         raise typer.Exit(1)
@@ -293,6 +295,24 @@ def questions_import(
     typer.echo(f"Wrote bank {bank} to {out}: {summary}.")
     if out.suffix not in (".yaml", ".yml"):
         typer.echo("note: the bot loads only .yaml and .yml files from a folder.", err=True)
+
+
+def _warn_if_bank_id_taken(bank_id: str, out: Path | None) -> None:
+    """Two banks with one id: the bot would load only the first, so say so now."""
+    from bot.quiz.bank import load_banks
+
+    try:
+        folder = load_settings().questions_dir
+    except ValidationError:  # bad settings do not stop an import
+        return
+    catalog, _ = load_banks([folder], log_problems=False)
+    taken = catalog.banks.get(bank_id)
+    if taken is not None and (out is None or taken.path.resolve() != out.resolve()):
+        typer.echo(
+            f"note: bank id {bank_id} is already used by {taken.path}; "
+            "the bot loads only one bank per id",
+            err=True,
+        )
 
 
 def _write_atomically(path: Path, text: str) -> None:

@@ -104,3 +104,17 @@ def test_export_then_import_through_the_command_line_keeps_the_questions(tmp_pat
     assert [q["prompt"] for q in imported] == [q["prompt"] for q in original]
     assert [q["options"] for q in imported] == [q["options"] for q in original]
     assert ["ABCDE".index(q["answer"]) for q in imported] == [q["answer"] for q in original]
+
+
+def test_import_warns_when_a_loaded_bank_already_has_the_id(tmp_path: Path) -> None:
+    (tmp_path / "quiz.txt").write_text("Q?\nA. a\nB. b\nANSWER: A\n", encoding="utf-8")
+    taken = "pytorch-distributed-training"
+    result = run_cli(
+        "questions", "import", "quiz.txt", "--format", "aiken", "--bank", taken, cwd=tmp_path
+    )
+    assert result.returncode == 0, result.stderr
+    assert f"note: bank id {taken} is already used by " in result.stderr
+    fresh = run_cli(
+        "questions", "import", "quiz.txt", "--format", "aiken", "--bank", "fresh", cwd=tmp_path
+    )
+    assert "already used" not in fresh.stderr
