@@ -44,6 +44,15 @@ def test_a_file_in_another_encoding_is_named_with_its_line_and_can_be_read_with_
     assert load_back(tmp_path, result).questions[0].options == ["café", "thé"]
 
 
+@pytest.mark.parametrize("encoding", ["utf-8", "UTF8", "utf_8"])
+def test_a_utf8_byte_order_mark_is_dropped_however_the_encoding_is_spelled(
+    tmp_path: Path, encoding: str
+) -> None:
+    content = "\ufeffprompt,option_a,option_b,answer\nIs it?,yes,no,A\n".encode()
+    result = run_import(tmp_path, "bom.csv", content, "csv", encoding=encoding)
+    assert load_back(tmp_path, result).questions[0].prompt == "Is it?"
+
+
 def test_utf16_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
     text = "Question?\nA. oui\nB. non\nANSWER: B\n"
     content = codecs.BOM_UTF16_LE + text.encode("utf-16-le")
@@ -52,7 +61,7 @@ def test_utf16_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
 
 
 def test_an_unknown_encoding_is_named(tmp_path: Path) -> None:
-    with pytest.raises(ImportFailed, match="unknown encoding 'klingon'"):
+    with pytest.raises(BadArguments, match="unknown encoding 'klingon'"):
         run_import(tmp_path, "a.txt", AIKEN, "aiken", encoding="klingon")
 
 

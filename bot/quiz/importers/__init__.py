@@ -4,6 +4,7 @@ builds the bank (bot/quiz/importers/build.py)."""
 
 from __future__ import annotations
 
+import codecs
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -60,6 +61,10 @@ def import_file(
             f"bank id {bank_id!r} must be 1–64 lowercase letters, digits, - or _, "
             "starting with a letter or digit"
         ) from None
+    try:
+        codecs.lookup(encoding)
+    except LookupError:
+        raise BadArguments(f"unknown encoding {encoding!r}") from None
     if title is not None and not clean_line(title):
         raise BadArguments("the title is empty")
     parse, format_name = FORMATS[format]

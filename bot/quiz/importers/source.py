@@ -13,7 +13,8 @@ MAX_IMPORT_BYTES = 5_000_000
 
 
 def read_source(path: Path, encoding: str = "utf-8") -> str:
-    """The file's text. A UTF-8 or UTF-16 byte-order mark is honoured and dropped."""
+    """The file's text. A UTF-8 or UTF-16 byte-order mark is honoured and dropped;
+    `encoding` must be one Python knows (import_file checks it first)."""
     try:
         with path.open("rb") as file:
             data = file.read(MAX_IMPORT_BYTES + 1)
@@ -26,12 +27,10 @@ def read_source(path: Path, encoding: str = "utf-8") -> str:
         )
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         encoding = "utf-16"
-    elif data.startswith(codecs.BOM_UTF8) and encoding.lower().replace("_", "-") == "utf-8":
+    elif data.startswith(codecs.BOM_UTF8) and codecs.lookup(encoding).name == "utf-8":
         encoding = "utf-8-sig"
     try:
         text = data.decode(encoding)
-    except LookupError:
-        raise ImportFailed(f"unknown encoding {encoding!r}") from None
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise ImportFailed(
