@@ -118,3 +118,27 @@ def test_import_warns_when_a_loaded_bank_already_has_the_id(tmp_path: Path) -> N
         "questions", "import", "quiz.txt", "--format", "aiken", "--bank", "fresh", cwd=tmp_path
     )
     assert "already used" not in fresh.stderr
+
+
+def test_an_imported_bank_can_be_played_at_once(tmp_path: Path) -> None:
+    (tmp_path / "quiz.gift").write_text(
+        "::one:: Which is a fruit? {=apple ~brick ~stone}\n\n::two:: Ice is cold. {T}\n",
+        encoding="utf-8",
+    )
+    banks = tmp_path / "banks"
+    banks.mkdir()
+    imported = run_cli(
+        "questions", "import", "quiz.gift", "--format", "gift", "--bank", "mine",
+        "--out", str(banks / "mine.yaml"), cwd=tmp_path,
+    )  # fmt: skip
+    assert imported.returncode == 0, imported.stderr
+
+    played = run_cli(
+        "play", "--questions", "2", "--bank", "mine", cwd=tmp_path, stdin="A\nA\n",
+        env={"QUIZ_QUESTIONS_DIR": str(banks)},
+    )  # fmt: skip
+
+    assert played.returncode == 0, played.stderr
+    assert "Which is a fruit?" in played.stdout
+    assert "Ice is cold." in played.stdout
+    assert played.stdout.count("(closed) ==") == 2
