@@ -19,7 +19,7 @@ from bot.config import Settings, describe_errors, load_settings
 T = TypeVar("T")
 
 app = typer.Typer(help="Quizmaster: a quiz-master bot for Discord, Slack and the terminal.")
-questions_app = typer.Typer(help="Validate, list and export question banks.")
+questions_app = typer.Typer(help="Validate, list, export and import question banks.")
 db_app = typer.Typer(help="Database maintenance.")
 app.add_typer(questions_app, name="questions")
 app.add_typer(db_app, name="db")
@@ -244,6 +244,82 @@ def questions_export(
         raise typer.Exit(2)
     catalog, _ = load_banks(_bank_paths(None))
     typer.echo(json.dumps(export(catalog), indent=2, ensure_ascii=False))
+
+
+@questions_app.command("import")
+def questions_import(
+    file: Annotated[Path, typer.Argument(help="The file to import")],
+    format: Annotated[str, typer.Option("--format", help="opentdb, aiken, gift, csv, red or json")],
+    bank: Annotated[str, typer.Option("--bank", help="Id of the new bank")],
+    title: Annotated[str | None, typer.Option(help="Title of the new bank")] = None,
+    out: Annotated[
+        Path | None, typer.Option(help="Write the bank here (default: standard output)")
+    ] = None,
+    encoding: Annotated[str, typer.Option(help="The file's text encoding")] = "utf-8",
+    force: Annotated[bool, typer.Option(help="Replace --out if it exists")] = False,
+) -> None:
+    """Turn another quiz format into one bank file; report each question skipped and why
+    (exit 1 only if none could be imported)."""
+    from bot.quiz.importers import BadArguments, ImportFailed, import_file
+
+    if out is not None and out.exists() and not force:
+        typer.echo(f"{out} exists; pass --force to replace it.", err=True)
+        raise typer.Exit(2)
+    try:
+        result = import_file(file, format, bank, title, encoding)
+    except BadArguments as error:
+        typer.echo(f"Cannot import: {error}.", err=True)
+        raise typer.Exit(2) from None
+    except ImportFailed as error:
+        typer.echo(f"Nothing imported: {error}", err=True)
+        raise typer.Exit(1) from None
+    for skipped in result.skipped:
+        typer.echo(f"skipped {skipped}", err=True)
+    for note in result.notes:
+        typer.echo(f"note: {note}", err=True)
+    summary = f"{result.imported} question(s) imported, {len(result.skipped)} skipped"
+    if result.bank is not None:
+        _warn_if_bank_id_taken(bank, out)
+    if result.bank is None:
+        typer.echo(f"Nothing imported from {file}: {summary}.", err=True)
+        raise typer.Exit(1)
+    if out is None:
+        typer.echo(result.yaml_text, nl=False)
+        typer.echo(f"{summary}.", err=True)
+        return
+    try:
+        _write_atomically(out, result.yaml_text)
+    except OSError as error:
+        typer.echo(f"Cannot write {out}: {error.strerror or error}", err=True)
+        raise typer.Exit(1) from None
+    typer.echo(f"Wrote bank {bank} to {out}: {summary}.")
+    if out.suffix not in (".yaml", ".yml"):
+        typer.echo("note: the bot loads only .yaml and .yml files from a folder.", err=True)
+
+
+def _warn_if_bank_id_taken(bank_id: str, out: Path | None) -> None:
+    """Two banks with one id: the bot would load only the first, so say so now."""
+    from bot.quiz.bank import load_banks
+
+    try:
+        folder = load_settings().questions_dir
+    except ValidationError:  # bad settings do not stop an import
+        return
+    catalog, _ = load_banks([folder], log_problems=False)
+    taken = catalog.banks.get(bank_id)
+    if taken is not None and (out is None or taken.path.resolve() != out.resolve()):
+        typer.echo(
+            f"note: bank id {bank_id} is already used by {taken.path}; "
+            "the bot loads only one bank per id",
+            err=True,
+        )
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    """A reader (or a bot loading banks) never sees half a file."""
+    partial = path.with_name(f".{path.name}.partial")
+    partial.write_text(text, encoding="utf-8")
+    partial.replace(path)
 
 
 def main() -> None:
