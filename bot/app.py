@@ -14,6 +14,8 @@ from bot.quiz.bank import load_banks
 from bot.quiz.service import QuizService
 from bot.storage.db import Database, open_database, ping, upgrade
 from bot.storage.repository import Repository
+from bot.web.links import DashboardLinks
+from bot.web.tokens import Signer
 
 log = logging.getLogger(__name__)
 
@@ -25,14 +27,20 @@ class Runtime:
     settings: Settings
     database: Database
     service: QuizService
+    links: DashboardLinks | None = None  # None: the dashboard is off (no QUIZ_WEB_SECRET)
     _timers: asyncio.Task[None] | None = field(default=None, repr=False)
 
     @classmethod
     def build(cls, settings: Settings, clock: Clock | None = None) -> Runtime:
         database = open_database(settings.resolved_database_url)
         catalog, _ = load_banks([settings.questions_dir])  # problems are logged there
-        service = QuizService(Repository(database), catalog, clock or SystemClock())
-        return cls(settings, database, service)
+        clock = clock or SystemClock()
+        links = None
+        if settings.web_secret is not None:
+            signer = Signer(settings.web_secret.get_secret_value(), clock)
+            links = DashboardLinks(signer, settings.resolved_public_url)
+        service = QuizService(Repository(database), catalog, clock, links=links)
+        return cls(settings, database, service, links)
 
     async def __aenter__(self) -> Runtime:
         await upgrade(self.database.writer)

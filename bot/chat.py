@@ -140,9 +140,13 @@ class Adapter(Protocol):
 class DeliveryError(Exception):
     """A platform refused a post or an edit (missing channel, no permission, …).
 
-    `permanent` is true when retrying cannot help, such as a deleted channel.
+    `permanent` is true when retrying cannot help, such as a deleted channel;
+    `rate_limited` when the platform answered 429 (counted apart in metrics).
     """
 
-    def __init__(self, message: str, *, permanent: bool = False) -> None:
+    def __init__(
+        self, message: str, *, permanent: bool = False, rate_limited: bool = False
+    ) -> None:
         super().__init__(message)
         self.permanent = permanent
+        self.rate_limited = rate_limited

@@ -41,6 +41,9 @@ class Settings(BaseSettings):
     )
     log_level: str = Field(default="INFO", validation_alias="QUIZ_LOG_LEVEL")
     health_port: int = Field(default=8080, ge=0, le=65535, validation_alias="QUIZ_HEALTH_PORT")
+    # The dashboard is on only with a secret (it signs the links); never logged.
+    web_secret: SecretStr | None = Field(default=None, validation_alias="QUIZ_WEB_SECRET")
+    public_url: str | None = Field(default=None, validation_alias="QUIZ_PUBLIC_URL")
 
     discord_token: SecretStr | None = Field(default=None, validation_alias="DISCORD_TOKEN")
     slack_bot_token: SecretStr | None = Field(default=None, validation_alias="SLACK_BOT_TOKEN")
@@ -69,6 +72,29 @@ class Settings(BaseSettings):
         if isinstance(value, str):
             return [item.strip() for item in value.split(",") if item.strip()]
         return value
+
+    @field_validator("public_url")
+    @classmethod
+    def _public_url(cls, value: str | None) -> str | None:
+        if not value:
+            return None
+        if not value.startswith(("http://", "https://")):
+            raise ValueError("must be a full URL such as https://quiz.example.org")
+        return value.rstrip("/")
+
+    @field_validator("web_secret")
+    @classmethod
+    def _long_secret(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is None or not value.get_secret_value():
+            return None
+        if len(value.get_secret_value()) < 16:
+            raise ValueError("must be at least 16 characters (it signs dashboard links)")
+        return value
+
+    @property
+    def resolved_public_url(self) -> str:
+        """Where people reach the dashboard: QUIZ_PUBLIC_URL, else this machine's port."""
+        return self.public_url or f"http://localhost:{self.health_port}"
 
     @field_validator("discord_api_url", "discord_gateway_url", "slack_api_url")
     @classmethod
@@ -144,6 +170,8 @@ SETTINGS_HELP: tuple[tuple[str, str], ...] = (
     ("QUIZ_QUESTIONS_DIR", "folder of question banks (default ./questions or the shipped banks)"),
     ("QUIZ_LOG_LEVEL", "DEBUG, INFO, WARNING, ERROR (default INFO)"),
     ("QUIZ_HEALTH_PORT", "port of GET /healthz (default 8080, 0 turns it off)"),
+    ("QUIZ_WEB_SECRET", "secret that signs dashboard links (16+ characters): turns it on"),
+    ("QUIZ_PUBLIC_URL", "the dashboard's address for links (default http://localhost:PORT)"),
 )
 
 

@@ -4,15 +4,20 @@ from __future__ import annotations
 
 import errno
 import socket
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 
 from aiohttp import web
 
 from bot.chat import Adapter
 
+# Adds more routes to the server (the dashboard and /metrics, bot/web/pages.py).
+Mount = Callable[[web.Application], None]
+
 
 def health_app(
-    adapters: Mapping[str, Adapter], database_ok: Callable[[], Awaitable[bool]]
+    adapters: Mapping[str, Adapter],
+    database_ok: Callable[[], Awaitable[bool]],
+    mounts: Sequence[Mount] = (),
 ) -> web.Application:
     async def healthz(_request: web.Request) -> web.Response:
         platforms = {
@@ -30,6 +35,8 @@ def health_app(
 
     app = web.Application()
     app.router.add_get("/healthz", healthz)
+    for mount in mounts:
+        mount(app)
     return app
 
 
@@ -38,8 +45,9 @@ async def start_health_server(
     database_ok: Callable[[], Awaitable[bool]],
     port: int,
     host: str = "0.0.0.0",
+    mounts: Sequence[Mount] = (),
 ) -> web.AppRunner:
-    runner = web.AppRunner(health_app(adapters, database_ok), access_log=None)
+    runner = web.AppRunner(health_app(adapters, database_ok, mounts), access_log=None)
     await runner.setup()
     await web.TCPSite(runner, host, port).start()
     return runner

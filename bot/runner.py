@@ -18,6 +18,7 @@ from bot.health import check_port_free, describe_bind_error, start_health_server
 from bot.heap import start_up_frozen
 from bot.platforms import Platform, StartError, build_platform
 from bot.storage.db import describe_database_error
+from bot.web.pages import web_mounts
 
 log = logging.getLogger(__name__)
 
@@ -105,11 +106,16 @@ async def _run(settings: Settings) -> int:
         if settings.health_port:
             try:
                 health = await start_health_server(
-                    runtime.service.adapters, runtime.database_ok, settings.health_port
+                    runtime.service.adapters,
+                    runtime.database_ok,
+                    settings.health_port,
+                    mounts=web_mounts(runtime.service, runtime.links),
                 )
             except OSError as error:  # taken since the check
                 raise StartError(describe_bind_error(error, settings.health_port)) from None
-            log.info("health check on :%d/healthz", settings.health_port)
+            log.info("health check on :%d/healthz, metrics on /metrics", settings.health_port)
+            if runtime.links is not None:
+                log.info("dashboard on %s/dashboard/…", runtime.links.public_url)
         tasks = []
         if interactive:
             tasks.append(asyncio.create_task(local_channel(runtime.service, stopping)))

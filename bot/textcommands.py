@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 SCOPES = {"channel", "server", "workspace", "community"}
 PERIODS = {"week", "month", "all", "streaks"}
-SIMPLE = {"stop", "skip", "forget-me", "help"}
+SIMPLE = {"stop", "skip", "forget-me", "help", "dashboard"}
 _MENTION = re.compile(r"^<@([A-Za-z0-9]+)(?:\|[^>]*)?>$")
 
 

@@ -108,6 +108,10 @@ def quiz_group(run: Runner, catalog: Callable[[], Catalog]) -> app_commands.Grou
     async def forget_me(interaction: discord.Interaction[Any]) -> None:
         await run(interaction, "forget-me", {})
 
+    @quiz.command(name="dashboard", description=COMMANDS["dashboard"])
+    async def dashboard(interaction: discord.Interaction[Any]) -> None:
+        await run(interaction, "dashboard", {})
+
     @quiz.command(name="help", description=COMMANDS["help"])
     async def help_(interaction: discord.Interaction[Any]) -> None:
         await run(interaction, "help", {})

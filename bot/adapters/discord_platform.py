@@ -405,7 +405,7 @@ def _delivery_error(error: discord.HTTPException) -> DeliveryError:
     """403/404 mean a missing channel or permission, which retrying cannot fix."""
     reason = f"Discord said {error.status}: {error.text or 'refused'}"
     permanent = isinstance(error, discord.Forbidden | discord.NotFound)
-    return DeliveryError(reason, permanent=permanent)
+    return DeliveryError(reason, permanent=permanent, rate_limited=error.status == 429)
 
 
 class DiscordPlatform:

@@ -43,7 +43,8 @@ def delivery_error(error: Exception) -> DeliveryError:
     """Our neutral error for a failed Web API call."""
     if isinstance(error, SlackApiError):
         code = str(error.response.get("error") or "unknown_error")
-        return DeliveryError(code, permanent=code in PERMANENT_ERRORS)
+        limited = code == "ratelimited" or error.response.status_code == 429
+        return DeliveryError(code, permanent=code in PERMANENT_ERRORS, rate_limited=limited)
     return DeliveryError(f"{type(error).__name__}: {error}".rstrip(": "), permanent=False)
 
 

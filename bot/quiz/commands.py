@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
+from typing import Protocol
 
-from bot.chat import Command, OutMessage
+from bot.chat import Command, OutMessage, Target
 from bot.quiz import render
 from bot.quiz.channels import ChannelSettings
 from bot.quiz.live import LiveQuizzes
@@ -22,6 +23,17 @@ def _never(args: Mapping[str, str]) -> bool:
 
 def _showing_schedule(args: Mapping[str, str]) -> bool:
     return args.get("action", "show").lower() in ("show", "")
+
+
+class DashboardLinks(Protocol):
+    """Signed dashboard links (bot/web/links.py); absent when the dashboard is off."""
+
+    def community(self, target: Target) -> str: ...
+
+    def member(self, target: Target, user_id: str) -> str: ...
+
+    @property
+    def hours(self) -> int: ...
 
 
 @dataclass(frozen=True)
@@ -40,7 +52,9 @@ class Commands:
         live: LiveQuizzes,
         scores: Scores,
         scheduler: Scheduler,
+        links: DashboardLinks | None = None,
     ) -> None:
+        self.links = links
         self.channels = channels
         self.live = live
         self.scores = scores
@@ -55,6 +69,7 @@ class Commands:
             "config": CommandSpec(self._config, "change channel settings"),
             # Anyone may look at the schedule; only changing it needs a moderator.
             "schedule": CommandSpec(self._schedule, "change the schedule", _showing_schedule),
+            "dashboard": CommandSpec(self._dashboard),
             "help": CommandSpec(self._help),
         }
 
@@ -104,6 +119,15 @@ class Commands:
 
     async def _schedule(self, command: Command) -> OutMessage:
         return await self.scheduler.command(command.target, command.user_id, command.args)
+
+    async def _dashboard(self, command: Command) -> OutMessage:
+        if self.links is None:
+            return render.dashboard_off()
+        return render.dashboard_links(
+            self.links.community(command.target),
+            self.links.member(command.target, command.user_id),
+            self.links.hours,
+        )
 
     async def _help(self, command: Command) -> OutMessage:
         return render.help_message()

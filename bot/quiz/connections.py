@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 from bot.chat import Adapter, Target
+from bot.metrics import MeteredAdapter, Metrics
 
 
 class Connections:
-    def __init__(self) -> None:
+    def __init__(self, metrics: Metrics | None = None) -> None:
         self.adapters: dict[str, Adapter] = {}
+        self.metrics = metrics
 
     def register(self, adapter: Adapter) -> None:
+        # Every post and edit of the core goes through here: counted once, in one place.
+        if self.metrics is not None:
+            adapter = MeteredAdapter(adapter, self.metrics)
         self.adapters[adapter.platform] = adapter
 
     def get(self, platform: str) -> Adapter | None:

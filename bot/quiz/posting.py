@@ -16,6 +16,7 @@ from datetime import timedelta
 
 from bot.chat import DeliveryError, MessageRef
 from bot.clock import Clock
+from bot.metrics import Metrics
 from bot.quiz import render
 from bot.quiz.bank import Catalog
 from bot.quiz.channels import ChannelSettings
@@ -86,6 +87,7 @@ class Posting:
         channels: ChannelSettings,
         scores: Scores,
         wake: Callable[[], None],
+        metrics: Metrics | None = None,
     ) -> None:
         self.repository = repository
         self.catalog = catalog
@@ -95,6 +97,7 @@ class Posting:
         self.channels = channels
         self.scores = scores
         self.wake = wake  # a new deadline or retry: the timer loop looks again
+        self.metrics = metrics
         self.cache = PostCache()
 
     async def post(self, post_id: int) -> PostInfo | None:
@@ -203,8 +206,13 @@ class Posting:
         post = await self.repository.posts.post(post_id)
         if post is None or post.closed_at is not None or not self.connections.serves(post.target):
             return None
-        if not await self.repository.posts.claim_close(post_id, self.clock.now()):
+        closed_at = self.clock.now()
+        if not await self.repository.posts.claim_close(post_id, closed_at):
             return None
+        if self.metrics is not None and closed_at >= post.closes_at:
+            # Closed by its deadline (not early, by skip or all answered): how late.
+            lag = (closed_at - post.closes_at).total_seconds()
+            self.metrics.timer_lag.labels("close").observe(lag)
         self.cache.forget(post_id)
         await self.reveal(post)
         return post

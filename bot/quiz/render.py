@@ -604,7 +604,7 @@ USAGE = (
     "`/quiz config set <setting> <value>`, "
     "`/quiz schedule daily <HH:MM> [timezone] [days] [bank=ID] [tag=TAG]`, "
     "`/quiz schedule leaderboard <day> <HH:MM> [timezone]`, `/quiz schedule show`, "
-    "`/quiz schedule off [daily|leaderboard]`, `/quiz help`"
+    "`/quiz schedule off [daily|leaderboard]`, `/quiz dashboard`, `/quiz help`"
 )
 
 
@@ -677,6 +677,7 @@ e.g. `daily 09:00 Europe/Berlin mon-fri`
 `/quiz schedule leaderboard <day> <HH:MM> [timezone]`: a weekly leaderboard post \
 (moderators)
 `/quiz schedule show`, `/quiz schedule off [daily|leaderboard]`
+`/quiz dashboard`: a private link to this community's web dashboard and your own page
 Scoring: 10 points for a correct answer, plus up to 5 for speed in a live quiz.
 Daily streak: daily questions in a row answered right; a wrong or missing answer resets it."""
 
@@ -691,6 +692,7 @@ COMMAND_DESCRIPTIONS = {
     "stats": "Answers, accuracy, points and streaks",
     "forget-me": "Delete your answers and stats",
     "help": "How the quiz works",
+    "dashboard": "A private link to the web dashboard",
     "config": "Channel settings",
     "config show": "Show this channel's settings",
     "config set": "Change a channel setting (moderators)",
@@ -716,6 +718,21 @@ OPTION_DESCRIPTIONS = {
     "day": "Day of the week to post on",
     "which": "Which schedule (default: both)",
 }
+
+
+def dashboard_links(community_url: str, member_url: str, hours: int) -> OutMessage:
+    return private(
+        f"**Dashboard** (links valid for {hours} hours, just for you: please don't share "
+        f"them)\nThis community's leaderboards and questions: {community_url}\n"
+        f"Your own page: {member_url}"
+    )
+
+
+def dashboard_off() -> OutMessage:
+    return private(
+        "The dashboard is off on this bot: whoever runs it can turn it on by setting "
+        "QUIZ_WEB_SECRET."
+    )
 
 
 def help_message() -> OutMessage:

@@ -277,6 +277,10 @@ class Scheduler:
             await self.repository.schedules.delete_schedules(schedule.channel.id, [schedule.kind])
             return
         slot, following = _latest_slot(schedule.next_fire, now, rule)
+        metrics = self.posting.metrics
+        if metrics is not None:
+            lag = (self.clock.now() - schedule.next_fire).total_seconds()
+            metrics.timer_lag.labels("schedule").observe(max(lag, 0.0))
         grace = timedelta(minutes=schedule.channel.grace_minutes)
         if schedule.kind == DAILY and catch_up(slot, now, grace):
             # Claimed together with creating the post (see `_post_daily`).

@@ -23,11 +23,12 @@ from collections.abc import Callable
 
 from bot.chat import Adapter, Command, Interaction, OutMessage, Target
 from bot.clock import Clock
+from bot.metrics import Metrics, StateCounts
 from bot.quiz import render
 from bot.quiz.answers import Answers
 from bot.quiz.bank import Catalog
 from bot.quiz.channels import ChannelSettings
-from bot.quiz.commands import Commands
+from bot.quiz.commands import Commands, DashboardLinks
 from bot.quiz.connections import Connections
 from bot.quiz.jobs import Jobs
 from bot.quiz.live import LiveQuizzes
@@ -50,14 +51,17 @@ class QuizService:
         catalog: Catalog,
         clock: Clock,
         rng: random.Random | None = None,
+        links: DashboardLinks | None = None,
     ) -> None:
         self.repository = repository
         self.catalog = catalog
         self.clock = clock
         self.rng = rng or random.Random()
-        self.connections = Connections()
+        self.metrics = Metrics()
+        self.connections = Connections(self.metrics)
+        self.metrics.watch_state(lambda: self.connections.adapters)
         self.jobs = Jobs()
-        self.answer_writer = AnswerWriter(repository.answers)
+        self.answer_writer = AnswerWriter(repository.answers, self.metrics)
         wakeup = asyncio.Event()
         self.channels = ChannelSettings(repository.channels, self.connections, clock)
         self.scores = Scores(repository.scores, repository.answers, self.channels, catalog, clock)
@@ -70,6 +74,7 @@ class QuizService:
             self.channels,
             self.scores,
             wakeup.set,
+            self.metrics,
         )
         self.live = LiveQuizzes(
             repository, catalog, clock, self.rng, self.connections, self.channels, self.posting
@@ -100,7 +105,7 @@ class QuizService:
             self.answer_writer,
             wakeup,
         )
-        self.commands = Commands(self.channels, self.live, self.scores, self.scheduler)
+        self.commands = Commands(self.channels, self.live, self.scores, self.scheduler, links)
 
     @property
     def adapters(self) -> dict[str, Adapter]:
@@ -119,6 +124,7 @@ class QuizService:
         """Run a `/quiz` command; the result is the private reply to its author."""
         if not _valid_ids(command.target, command.user_id):
             return render.malformed_id()
+        self.metrics.command(command, self.commands.table)
         try:
             return await self.commands.run(command)
         except Exception:
@@ -132,6 +138,7 @@ class QuizService:
         the reply says the answer did not count (clicking again is safe)."""
         if not _valid_ids(interaction.target, interaction.user_id):
             return render.malformed_id()
+        self.metrics.click(interaction)
         try:
             return await self.answers.answer(interaction)
         except Exception:
@@ -189,6 +196,11 @@ class QuizService:
 
     async def drain(self, seconds: float = DRAIN_SECONDS) -> None:
         await self.timers.drain(seconds)
+
+    async def metrics_state(self) -> StateCounts:
+        """What /metrics reads from the database at each scrape."""
+        store = self.repository.dashboard
+        return StateCounts(await store.open_questions(), await store.schedule_counts())
 
     def platforms_here(self) -> list[str]:
         return self.connections.platforms_here()

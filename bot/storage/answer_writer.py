@@ -19,7 +19,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
+from collections import Counter
 
+from bot.metrics import Metrics
 from bot.storage.answers import AnswerStore
 from bot.storage.records import NewAnswer
 
@@ -32,8 +35,9 @@ BATCH_INTERVAL = 0.01
 
 
 class AnswerWriter:
-    def __init__(self, store: AnswerStore) -> None:
+    def __init__(self, store: AnswerStore, metrics: Metrics | None = None) -> None:
         self.store = store
+        self.metrics = metrics
         self._pending: list[tuple[NewAnswer, asyncio.Future[bool]]] = []
         self._flusher: asyncio.Task[None] | None = None
         self._last_started = float("-inf")  # loop time the last transaction began
@@ -72,20 +76,24 @@ class AnswerWriter:
             running.add(asyncio.create_task(self._store(batch), name="answer-batch"))
 
     async def _store(self, batch: list[tuple[NewAnswer, asyncio.Future[bool]]]) -> None:
+        started = time.perf_counter()
         try:
             counted = await self.store.record_answers([answer for answer, _ in batch])
         except Exception:
             log.warning("a batch of %d answers failed; storing them one by one", len(batch))
             await self._one_by_one(batch)
             return
+        self._measured(batch, counted, time.perf_counter() - started)
         for (_, future), result in zip(batch, counted, strict=True):
             if not future.done():
                 future.set_result(result)
 
     async def _one_by_one(self, batch: list[tuple[NewAnswer, asyncio.Future[bool]]]) -> None:
         for answer, future in batch:
+            started = time.perf_counter()
             try:
                 [counted] = await self.store.record_answers([answer])
+                self._measured([(answer, future)], [counted], time.perf_counter() - started)
             except Exception as error:
                 log.warning("could not store an answer to post %s: %s", answer.post.id, error)
                 if not future.done():
@@ -93,3 +101,21 @@ class AnswerWriter:
                 continue
             if not future.done():
                 future.set_result(counted)
+
+    def _measured(
+        self,
+        batch: list[tuple[NewAnswer, asyncio.Future[bool]]],
+        counted: list[bool],
+        seconds: float,
+    ) -> None:
+        if self.metrics is None:
+            return
+        self.metrics.answer_write.observe(seconds)
+        self.metrics.answer_batch.observe(len(batch))
+        stored = Counter(
+            answer.post.target.platform
+            for (answer, _), ok in zip(batch, counted, strict=True)
+            if ok
+        )
+        for platform, count in stored.items():
+            self.metrics.answers_stored.labels(platform).inc(count)

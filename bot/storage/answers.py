@@ -148,10 +148,17 @@ class AnswerStore(Store):
         """Delete every answer of the user on the platform; returns how many."""
         async with self._sessions.begin() as session:
             on_platform = select(Channel.id).where(Channel.platform == platform)
+            answered = await session.execute(
+                select(Answer.post_id).where(
+                    Answer.user_id == user_id, Answer.channel_id.in_(on_platform)
+                )
+            )
+            post_ids = list(answered.scalars())
             result = await session.execute(
                 delete(Answer).where(Answer.user_id == user_id, Answer.channel_id.in_(on_platform))
             )
             await read_models.forget(session, platform, user_id)
+            await read_models.recount_post_votes(session, post_ids)
             return rowcount(result)
 
 

@@ -24,6 +24,8 @@ from sqlalchemy import (
     case,
     cast,
     delete,
+    func,
+    insert,
     literal_column,
     null,
     or_,
@@ -41,6 +43,8 @@ from bot.storage.models import (
     CommunityScore,
     DailyStreak,
     MemberQuestion,
+    Post,
+    PostVotes,
 )
 from bot.storage.prepared import Prepared
 
@@ -242,6 +246,7 @@ async def score_closed_post(session: AsyncSession, post: ClosedPost) -> None:
         await connection.execute(statements.channel_scores, values)
         await connection.execute(statements.community_scores, values)
         await connection.execute(statements.member_questions, values)
+    await connection.execute(_post_votes_statement(), {"post_id": post.id})
 
 
 # Bounds of the first and last segment: no answer is older or newer.
@@ -555,6 +560,64 @@ def _step_streak(dialect: str) -> Any:
             "current": case((right, extended), else_=zero),
             "best": case((right & (extended > row.best), extended), else_=row.best),
         },
+    )
+
+
+# How a closed post was answered (the dashboard's question pages).
+SLOTS = 5
+
+
+def _votes_select() -> Any:
+    """One row per closed post with answers: its community, votes per slot,
+    answers and right answers."""
+    slot = _ANSWERS.slot
+    return (
+        select(
+            Post.id,
+            Channel.platform,
+            Channel.community,
+            Post.closed_at,
+            func.count(_ANSWERS.id),
+            func.coalesce(func.sum(cast(_ANSWERS.correct, Integer)), 0),
+            *[func.sum(case((slot == n, 1), else_=0)) for n in range(SLOTS)],
+        )
+        .join(Channel, Channel.id == Post.channel_id)
+        .join(Answer, Answer.post_id == Post.id)
+        .where(Post.closed_at.is_not(None))
+        .group_by(Post.id, Channel.platform, Channel.community, Post.closed_at)
+    )
+
+
+_VOTE_COLUMNS = [
+    "post_id",
+    "platform",
+    "community",
+    "closed_at",
+    "answered",
+    "correct",
+    *[f"slot_{n}" for n in range(SLOTS)],
+]
+
+
+def post_votes_backfill() -> Any:
+    """Every closed post's votes, from its answers (migration 0008)."""
+    return insert(PostVotes).from_select(_VOTE_COLUMNS, _votes_select())
+
+
+@cache
+def _post_votes_statement() -> Any:
+    """The closing post's votes, in the close transaction."""
+    chosen = _votes_select().where(Post.id == bindparam("post_id"))
+    return insert(PostVotes).from_select(_VOTE_COLUMNS, chosen)
+
+
+async def recount_post_votes(session: AsyncSession, post_ids: Sequence[int]) -> None:
+    """Count these posts' votes again (a member's answers were deleted)."""
+    if not post_ids:
+        return
+    await session.execute(delete(PostVotes).where(PostVotes.post_id.in_(post_ids)))
+    await session.execute(
+        insert(PostVotes).from_select(_VOTE_COLUMNS, _votes_select().where(Post.id.in_(post_ids)))
     )
 
 

@@ -9,6 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.storage.answers import AnswerStore
 from bot.storage.channels import ChannelStore
+from bot.storage.dashboard import DashboardStore
 from bot.storage.db import Database, session_factory
 from bot.storage.posts import PostStore
 from bot.storage.quizzes import QuizStore
@@ -27,6 +28,7 @@ class Repository:
         self.answers = AnswerStore(writes, reads, dialect)
         self.schedules = ScheduleStore(writes, reads, dialect)
         self.scores = ScoreStore(writes, reads, dialect)
+        self.dashboard = DashboardStore(writes, reads, dialect)
 
     @property
     def engine(self) -> AsyncEngine:

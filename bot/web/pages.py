@@ -1,0 +1,163 @@
+"""The dashboard's routes and `/metrics`, mounted on the health server's app.
+
+Every dashboard page checks its link's token first: missing, expired,
+tampered, or for another community (or, for a member page, not a member's
+token) is 403 with a page that shows nothing of the community. Pages carry no
+script; the period switch is a link, the charts inline SVG."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from aiohttp import web
+
+from bot.health import Mount
+from bot.metrics import CONTENT_TYPE
+from bot.quiz.service import QuizService
+from bot.web.links import PREFIX, DashboardLinks
+from bot.web.tokens import Grant, Signer
+from bot.web.views import (
+    BOARD_PERIODS,
+    PERIOD_TITLES,
+    QUESTION_PERIODS,
+    DashboardViews,
+    ReviewCounts,
+)
+
+log = logging.getLogger(__name__)
+
+HERE = Path(__file__).resolve().parent
+SECURITY_HEADERS = {
+    # The token is in the address: never send it on to another site.
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-store",
+    "X-Robots-Tag": "noindex, nofollow",
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Content-Security-Policy": (
+        "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; "
+        "form-action 'none'; frame-ancestors 'none'"
+    ),
+}
+
+
+def template_environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("bot.web", "templates"),
+        autoescape=jinja2.select_autoescape(["html"]),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+class Dashboard:
+    def __init__(
+        self, service: QuizService, signer: Signer, reviews: ReviewCounts | None = None
+    ) -> None:
+        self.service = service
+        self.signer = signer
+        self.views = DashboardViews(service, reviews)
+        self.templates = template_environment()
+
+    def mount(self, app: web.Application) -> None:
+        base = PREFIX + "/{platform}/{community}"
+        app.router.add_get(base, self.community)
+        app.router.add_get(base + "/questions", self.questions)
+        app.router.add_get(base + "/me", self.member)
+        app.router.add_static(PREFIX + "/static", HERE / "static", append_version=False)
+
+    async def community(self, request: web.Request) -> web.Response:
+        grant = self._grant(request)
+        period = self._choice(request, BOARD_PERIODS, "week")
+        page = await self.views.community(grant.platform, grant.community, period)
+        return self._page(request, "community.html", grant, "boards", page=page, period=period)
+
+    async def questions(self, request: web.Request) -> web.Response:
+        grant = self._grant(request)
+        period = self._choice(request, QUESTION_PERIODS, "month")
+        page = await self.views.questions(grant.platform, grant.community, period)
+        return self._page(request, "questions.html", grant, "questions", page=page, period=period)
+
+    async def member(self, request: web.Request) -> web.Response:
+        grant = self._grant(request)
+        if grant.member is None:
+            raise self._refused("This link opens the community's pages, not a member's own.")
+        page = await self.views.member(grant.platform, grant.community, grant.member)
+        return self._page(request, "member.html", grant, "me", page=page, period="")
+
+    # -- helpers ----------------------------------------------------------------------
+
+    def _grant(self, request: web.Request) -> Grant:
+        platform = request.match_info["platform"]
+        community = request.match_info["community"]
+        grant = self.signer.verify(request.query.get("t"), platform, community)
+        if grant is None:
+            raise self._refused(
+                "This link is not valid: it may have expired (links last 24 hours), "
+                "or be for another community."
+            )
+        return grant
+
+    def _choice(self, request: web.Request, allowed: tuple[str, ...], default: str) -> str:
+        chosen = request.query.get("period", default).lower()
+        if chosen not in allowed:
+            body = self._render(
+                "refused.html",
+                title="Unknown period",
+                reason=f"The period must be one of: {', '.join(allowed)}.",
+            )
+            raise web.HTTPBadRequest(text=body, content_type="text/html", headers=SECURITY_HEADERS)
+        return chosen
+
+    def _refused(self, reason: str) -> web.HTTPForbidden:
+        body = self._render("refused.html", title="Link not valid", reason=reason)
+        return web.HTTPForbidden(text=body, content_type="text/html", headers=SECURITY_HEADERS)
+
+    def _page(
+        self, request: web.Request, name: str, grant: Grant, section: str, **values: Any
+    ) -> web.Response:
+        body = self._render(
+            name,
+            grant=grant,
+            token=request.query.get("t", ""),
+            section=section,
+            base=request.path.removesuffix("/questions").removesuffix("/me"),
+            static=PREFIX + "/static",
+            titles=PERIOD_TITLES,
+            board_periods=BOARD_PERIODS,
+            question_periods=QUESTION_PERIODS,
+            **values,
+        )
+        return web.Response(text=body, content_type="text/html", headers=SECURITY_HEADERS)
+
+    def _render(self, name: str, **values: Any) -> str:
+        values.setdefault("static", PREFIX + "/static")
+        return self.templates.get_template(name).render(**values)
+
+
+def mount_metrics(app: web.Application, service: QuizService) -> None:
+    async def metrics(_request: web.Request) -> web.Response:
+        try:
+            state = await service.metrics_state()
+        except Exception:
+            # The counters still say something; the database figures wait.
+            log.warning("metrics: could not read the database figures", exc_info=True)
+            raise web.HTTPServiceUnavailable(text="database unavailable\n") from None
+        body = service.metrics.exposition(state)
+        return web.Response(body=body, headers={"Content-Type": CONTENT_TYPE})
+
+    app.router.add_get("/metrics", metrics)
+
+
+def web_mounts(
+    service: QuizService, links: DashboardLinks | None, reviews: ReviewCounts | None = None
+) -> list[Mount]:
+    """/metrics always; the dashboard when its links can be signed (QUIZ_WEB_SECRET)."""
+    mounts: list[Mount] = [lambda app: mount_metrics(app, service)]
+    if links is not None:
+        mounts.append(Dashboard(service, links.signer, reviews).mount)
+    return mounts

@@ -1,0 +1,391 @@
+"""What each dashboard page shows, assembled from the read models: plain data
+for the templates. Only closed questions appear (the close transaction counts
+answers), so a page never tells anyone how an open question is going."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import date
+
+from bot.chat import Target
+from bot.quiz.bank import LETTERS
+from bot.quiz.rules import (
+    LEADERBOARD_SIZE,
+    Period,
+    period_key,
+    period_window,
+    zone_or_utc,
+)
+from bot.quiz.service import QuizService
+from bot.storage.records import ChannelInfo, RankRow
+from bot.web import charts
+
+log = logging.getLogger(__name__)
+
+BOARD_PERIODS = ("week", "month", "all", "streaks")
+QUESTION_PERIODS = ("week", "month", "all")
+PERIOD_TITLES = {
+    "week": "This week",
+    "month": "This month",
+    "all": "All time",
+    "streaks": "Daily streaks",
+}
+HARDEST = 10
+# A question needs this many answers in the period to count among the hardest.
+HARDEST_MIN_ANSWERS = 3
+NAME_SECONDS = 2.0
+NAME_TTL = 600.0
+NAME_CACHE_SIZE = 20_000
+
+# Due reviews for a member (platform, community, member) → count, or None while
+# the study loop is not part of this bot. The member page shows the section only
+# when one is given.
+ReviewCounts = Callable[[str, str, str], Awaitable[int | None]]
+
+
+@dataclass(frozen=True)
+class BoardRow:
+    rank: int
+    name: str
+    points: int
+    correct: int
+    answered: int
+    current: int = 0  # streak boards
+    best: int = 0
+
+
+@dataclass(frozen=True)
+class Board:
+    title: str
+    rows: list[BoardRow]
+    streaks: bool = False
+
+
+@dataclass(frozen=True)
+class CommunityPage:
+    period: str
+    community_board: Board | None
+    chart: charts.BarChart | None
+    channels: list[Board]
+
+
+@dataclass(frozen=True)
+class QuestionLine:
+    question_id: str
+    prompt: str
+    tags: list[str]
+    answered: int
+    correct: int
+    share: float
+    split: charts.VoteSplit
+    options: list[tuple[str, str, int, bool]]  # letter, text, votes, right
+
+
+@dataclass(frozen=True)
+class QuestionsPage:
+    period: str
+    posts: int
+    answered: int
+    correct: int
+    questions: list[QuestionLine]
+    hardest: list[QuestionLine]
+    tag_chart: charts.BarChart | None
+    hardest_chart: charts.BarChart | None
+
+    @property
+    def share(self) -> float:
+        return self.correct / self.answered if self.answered else 0.0
+
+
+@dataclass(frozen=True)
+class StreakLine:
+    channel: str
+    current: int
+    best: int
+
+
+@dataclass(frozen=True)
+class MemberPage:
+    name: str
+    answered: int
+    correct: int
+    points: int
+    points_chart: charts.LineChart | None
+    tag_chart: charts.BarChart | None
+    tags: list[tuple[str, int, int]]
+    streaks: list[StreakLine]
+    due_reviews: int | None = None
+    reviews_enabled: bool = False
+    days_active: int = 0
+
+    @property
+    def share(self) -> float:
+        return self.correct / self.answered if self.answered else 0.0
+
+
+@dataclass
+class _NameCache:
+    """Display names looked up on the platform, kept a while: a page shows the
+    same members again and again, and each look-up may be a platform call."""
+
+    names: dict[tuple[str, str], tuple[float, str]] = field(default_factory=dict)
+
+    def get(self, platform: str, user_id: str) -> str | None:
+        found = self.names.get((platform, user_id))
+        if found is None or found[0] < time.monotonic():
+            return None
+        return found[1]
+
+    def put(self, platform: str, user_id: str, name: str) -> None:
+        if len(self.names) >= NAME_CACHE_SIZE:
+            self.names.clear()  # rare; simpler than an LRU for a page cache
+        self.names[(platform, user_id)] = (time.monotonic() + NAME_TTL, name)
+
+
+class DashboardViews:
+    def __init__(self, service: QuizService, reviews: ReviewCounts | None = None) -> None:
+        self.service = service
+        self.reviews = reviews
+        self._names = _NameCache()
+
+    # -- the community ---------------------------------------------------------------
+
+    async def community(self, platform: str, community: str, period: str) -> CommunityPage:
+        store = self.service.repository.scores
+        channels = await self.service.repository.dashboard.community_channels(platform, community)
+        now = self.service.clock.now()
+        boards: list[tuple[str, list[BoardRow]]] = []
+        wide: list[RankRow] = []
+        if period == "streaks":
+            streak_boards = await asyncio.gather(
+                *(store.streak_board(channel.id, LEADERBOARD_SIZE) for channel in channels)
+            )
+            for channel, streak_rows in zip(channels, streak_boards, strict=True):
+                rows = [
+                    BoardRow(rank, user, 0, 0, 0, current, best)
+                    for rank, (user, (current, best)) in enumerate(streak_rows, 1)
+                ]
+                boards.append((_channel_title(channel), rows))
+        else:
+            chosen = Period(period)
+            wide = await store.leaderboard(
+                platform=platform,
+                community=community,
+                channel_id=None,
+                period=chosen,
+                key=period_key(chosen, now, zone_or_utc("UTC")),
+                limit=LEADERBOARD_SIZE,
+            )
+            per_channel = await asyncio.gather(
+                *(
+                    store.leaderboard(
+                        platform=platform,
+                        community=community,
+                        channel_id=channel.id,
+                        period=chosen,
+                        key=period_key(chosen, now, zone_or_utc(channel.timezone)),
+                        limit=LEADERBOARD_SIZE,
+                    )
+                    for channel in channels
+                )
+            )
+            for channel, rank_rows in zip(channels, per_channel, strict=True):
+                boards.append((_channel_title(channel), _rank_rows(rank_rows)))
+        users = [row.user_id for row in wide]
+        users += [row.name for _, rows in boards for row in rows]
+        names = await self.names(Target(platform, community, _any_channel(channels)), users)
+        community_board = None
+        chart = None
+        if period != "streaks":
+            rows = _rank_rows(wide, names)
+            community_board = Board(f"The whole community · {PERIOD_TITLES[period]}", rows)
+            chart = charts.bar_chart(
+                "Points of the top ten", [(r.name, r.points, f"{r.points:,}") for r in rows]
+            )
+        channel_boards = [
+            Board(title, [_named(row, names) for row in rows], streaks=period == "streaks")
+            for title, rows in boards
+        ]
+        return CommunityPage(period, community_board, chart, channel_boards)
+
+    # -- the questions ---------------------------------------------------------------
+
+    async def questions(self, platform: str, community: str, period: str) -> QuestionsPage:
+        now = self.service.clock.now()
+        since = period_window(Period(period), now, zone_or_utc("UTC")).start
+        rows = await self.service.repository.dashboard.post_votes(platform, community, since)
+        catalog = self.service.catalog
+        totals: dict[str, list[int]] = {}  # question → [answered, correct, votes per option…]
+        for row in rows:
+            counts = totals.setdefault(row.question_id, [0, 0] + [0] * len(LETTERS))
+            counts[0] += row.answered
+            counts[1] += row.correct
+            for slot, count in enumerate(row.slots[: len(row.option_order)]):
+                counts[2 + row.option_order[slot]] += count
+        lines: list[QuestionLine] = []
+        per_tag: dict[str, list[int]] = {}
+        for question_id, counts in totals.items():
+            question = catalog.question(question_id)
+            if question is None or counts[0] == 0:
+                continue  # a question no longer in any bank has no text to show
+            answered, correct = counts[0], counts[1]
+            votes = counts[2 : 2 + len(question.options)]
+            options = [
+                (LETTERS[i], text, votes[i], i == question.answer_index)
+                for i, text in enumerate(question.options)
+            ]
+            lines.append(
+                QuestionLine(
+                    question_id,
+                    question.prompt,
+                    list(question.tags),
+                    answered,
+                    correct,
+                    correct / answered,
+                    charts.vote_split(votes, question.answer_index, LETTERS),
+                    options,
+                )
+            )
+            for tag in question.tags:
+                tally = per_tag.setdefault(tag, [0, 0])
+                tally[0] += answered
+                tally[1] += correct
+        lines.sort(key=lambda line: (line.share, -line.answered, line.question_id))
+        hardest = [line for line in lines if line.answered >= HARDEST_MIN_ANSWERS][:HARDEST]
+        tag_rows = sorted(per_tag.items(), key=lambda item: (item[1][1] / item[1][0], item[0]))
+        tag_chart = None
+        if tag_rows:
+            tag_chart = charts.bar_chart(
+                "Share answered right, per tag",
+                [(tag, c / n, f"{c / n:.0%}") for tag, (n, c) in tag_rows],
+                full=1.0,
+                tones=[charts.share_tone(c / n) for _, (n, c) in tag_rows],
+            )
+        hardest_chart = None
+        if hardest:
+            hardest_chart = charts.bar_chart(
+                "Hardest questions: share answered right",
+                [
+                    (f"{line.question_id}: {line.prompt}", line.share, f"{line.share:.0%}")
+                    for line in hardest
+                ],
+                full=1.0,
+                tones=[charts.share_tone(line.share) for line in hardest],
+            )
+        return QuestionsPage(
+            period,
+            len(rows),
+            sum(line.answered for line in lines),
+            sum(line.correct for line in lines),
+            sorted(lines, key=lambda line: line.question_id),
+            hardest,
+            tag_chart,
+            hardest_chart,
+        )
+
+    # -- the member --------------------------------------------------------------------
+
+    async def member(self, platform: str, community: str, user_id: str) -> MemberPage:
+        repository = self.service.repository
+        answers = await repository.dashboard.member_answers(platform, community, user_id)
+        channels = await repository.dashboard.community_channels(platform, community)
+        streaks = await repository.scores.member_streaks(platform, user_id)
+        by_day: dict[date, int] = {}
+        per_tag: dict[str, list[int]] = {}
+        for answer in answers:
+            day = answer.at.date()
+            by_day[day] = by_day.get(day, 0) + answer.points
+            question = self.service.catalog.question(answer.question_id)
+            for tag in question.tags if question else []:
+                tally = per_tag.setdefault(tag, [0, 0])
+                tally[0] += 1
+                tally[1] += int(answer.correct)
+        series: list[tuple[date, int]] = []
+        running = 0
+        for day in sorted(by_day):
+            running += by_day[day]
+            series.append((day, running))
+        tags = [(tag, n, c) for tag, (n, c) in sorted(per_tag.items())]
+        tag_chart = None
+        if tags:
+            tag_chart = charts.bar_chart(
+                "Your share answered right, per tag",
+                [(tag, c / n, f"{c / n:.0%} of {n}") for tag, n, c in tags],
+                full=1.0,
+                tones=[charts.share_tone(c / n) for _, n, c in tags],
+            )
+        here = {channel.id: channel for channel in channels}
+        streak_lines = [
+            StreakLine(_channel_title(here[channel_id]), current, best)
+            for channel_id, (current, best) in sorted(streaks.items())
+            if channel_id in here
+        ]
+        due = None
+        if self.reviews is not None:
+            due = await self.reviews(platform, community, user_id)
+        names = await self.names(Target(platform, community, _any_channel(channels)), [user_id])
+        return MemberPage(
+            name=names.get(user_id, user_id),
+            answered=len(answers),
+            correct=sum(1 for answer in answers if answer.correct),
+            points=running,
+            points_chart=charts.line_chart("Your points over time", series),
+            tag_chart=tag_chart,
+            tags=tags,
+            streaks=streak_lines,
+            due_reviews=due,
+            reviews_enabled=self.reviews is not None,
+            days_active=len(by_day),
+        )
+
+    # -- names ---------------------------------------------------------------------------
+
+    async def names(self, target: Target, user_ids: Sequence[str]) -> dict[str, str]:
+        """Display names where the platform is connected here, else the ids."""
+        wanted = list(dict.fromkeys(user_ids))
+        names = {user: self._names.get(target.platform, user) for user in wanted}
+        missing = [user for user, name in names.items() if name is None]
+        adapter = self.service.connections.get(target.platform)
+        if missing and adapter is not None and adapter.connected and target.channel:
+            try:
+                async with asyncio.timeout(NAME_SECONDS):
+                    found = await adapter.display_names(target, missing)
+            except Exception:
+                log.info("display names for the dashboard unavailable", exc_info=True)
+                found = {}
+            for user, name in found.items():
+                self._names.put(target.platform, user, name)
+                names[user] = name
+        return {user: name or user for user, name in names.items()}
+
+
+def _channel_title(channel: ChannelInfo) -> str:
+    return f"#{channel.target.channel}"
+
+
+def _any_channel(channels: Sequence[ChannelInfo]) -> str:
+    return channels[0].target.channel if channels else ""
+
+
+def _rank_rows(rows: Sequence[RankRow], names: dict[str, str] | None = None) -> list[BoardRow]:
+    named = names or {}
+    return [
+        BoardRow(rank, named.get(row.user_id, row.user_id), row.points, row.correct, row.answered)
+        for rank, row in enumerate(rows, 1)
+    ]
+
+
+def _named(row: BoardRow, names: dict[str, str]) -> BoardRow:
+    return BoardRow(
+        row.rank,
+        names.get(row.name, row.name),
+        row.points,
+        row.correct,
+        row.answered,
+        row.current,
+        row.best,
+    )
