@@ -1,0 +1,174 @@
+"""The dashboard over HTTP, on a history played through the service: the link
+from `/quiz dashboard`, who it lets in, and what each page shows."""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+
+from bot.chat import Command
+from bot.quiz.service import QuizService
+from bot.web.tokens import Signer
+from tests.conftest import CHANNEL, Host
+from tests.dashboard_helpers import (
+    SECRET,
+    History,
+    links_for,
+    path_of,
+    play_history,
+    rows_of,
+    web_client,
+)
+
+
+def dashboard_service(host: Host) -> QuizService:
+    host.service.commands.links = links_for(host.service)
+    return host.service
+
+
+async def links_from_chat(host: Host, user: str = "ada") -> tuple[str, str]:
+    reply = await host.command("dashboard", user=user, moderator=False)
+    assert not reply.public
+    urls = re.findall(r"https?://\S+", reply.text)
+    assert len(urls) == 2, reply.text
+    return path_of(urls[0]), path_of(urls[1])
+
+
+async def test_without_a_secret_the_command_says_the_dashboard_is_off(host: Host) -> None:
+    reply = await host.command("dashboard", user="ada", moderator=False)
+    assert not reply.public and "dashboard is off" in reply.text and "QUIZ_WEB_SECRET" in reply.text
+    async with web_client(host.service, None) as client:
+        assert (await client.get("/dashboard/test/guild-1")).status == 404
+        assert (await client.get("/healthz")).status == 200
+
+
+async def test_the_community_page_shows_each_board_with_closed_answers_only(host: Host) -> None:
+    history: History = await play_history(host)
+    service = dashboard_service(host)
+    community, _ = await links_from_chat(host)
+    async with web_client(service, service.commands.links) as client:  # type: ignore[arg-type]
+        response = await client.get(community + "&period=all")
+        assert response.status == 200
+        assert response.headers["Referrer-Policy"] == "no-referrer"
+        html = await response.text()
+    rows = rows_of(html)
+    # The community board first: ada 45 + 0, bob 15 + 15, cy 0; dee's answer is open.
+    # Names come from the platform (the recording adapter calls ada "Member ada").
+    assert rows[:3] == [
+        ["1", "Member ada", "45", "3", "4"],
+        ["2", "Member bob", "30", "2", "4"],
+        ["3", "Member cy", "0", "0", "2"],
+    ]
+    # chan-1's own board follows: ada 45, bob 15, cy 0.
+    assert rows[3:6] == [
+        ["1", "Member ada", "45", "3", "3"],
+        ["2", "Member bob", "15", "1", "3"],
+        ["3", "Member cy", "0", "0", "2"],
+    ]
+    assert "dee" not in html and "far-member" not in html
+    assert "#chan-1" in html and "#chan-2" in html and "far-1" not in html
+    assert "<svg" in html  # the top-ten chart
+    assert history.points["ada"] == 45
+
+
+async def test_periods_switch_and_an_unknown_period_is_a_clear_400(host: Host) -> None:
+    await play_history(host)
+    service = dashboard_service(host)
+    community, _ = await links_from_chat(host)
+    async with web_client(service, service.commands.links) as client:  # type: ignore[arg-type]
+        streaks = await (await client.get(community + "&period=streaks")).text()
+        # No daily question was played: each channel's streak board is there, empty.
+        assert 'aria-current="true">Daily streaks' in streaks
+        assert streaks.count("Nobody is on this board yet") == 2
+        host.clock.advance(8 * 24 * 3600)  # next week: the week board is empty
+        community, _ = await links_from_chat(host)  # the old link has expired
+        week = await (await client.get(community + "&period=week")).text()
+        assert "Nobody is on this board yet" in week
+        bad = await client.get(community + "&period=decade")
+        assert bad.status == 400
+        assert "week, month, all, streaks" in await bad.text()
+
+
+async def test_bad_links_get_403_and_show_nothing(host: Host) -> None:
+    await play_history(host)
+    service = dashboard_service(host)
+    community, member = await links_from_chat(host)
+    token = community.split("?t=")[1]
+    other = Signer(SECRET, host.clock).sign("test", "guild-2")
+    async with web_client(service, service.commands.links) as client:  # type: ignore[arg-type]
+        for path in (
+            "/dashboard/test/guild-1",  # no token
+            "/dashboard/test/guild-1?t=",
+            f"/dashboard/test/guild-1?t={token[:-2]}xx",  # tampered
+            f"/dashboard/test/guild-1?t={other}",  # another community's token
+            f"/dashboard/test/guild-2?t={token}",  # this token on another community
+            f"/dashboard/test/guild-1/questions?t={other}",
+            f"/dashboard/test/guild-1/me?t={token}",  # a community token is nobody's page
+        ):
+            response = await client.get(path)
+            assert response.status == 403, path
+            html = await response.text()
+            assert "ada" not in html and "Leaderboards</h1>" not in html, path
+        host.clock.advance(24 * 3600 + 1)
+        for path in (community, member):
+            assert (await client.get(path)).status == 403
+
+
+async def test_the_questions_page_splits_the_votes_of_closed_questions(host: Host) -> None:
+    history = await play_history(host)
+    service = dashboard_service(host)
+    community, _ = await links_from_chat(host)
+    questions = community.replace("?t=", "/questions?t=")
+    async with web_client(service, service.commands.links) as client:  # type: ignore[arg-type]
+        html = await (await client.get(questions + "&period=all")).text()
+    assert history.open_prompt not in html
+    summary = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html.split('class="summary">')[1]))
+    # guild-1's four closed posts (guild-2's is not counted here), half of 10 answers right.
+    assert summary.strip().startswith("4 closed question posts, 10 answers, 50% answered right.")
+    # One row per question: chan-2 drew one of chan-1's three questions, so its
+    # two answers join that question's two (the seeded shuffle makes this so).
+    table = rows_of(html.split("Every question")[1])
+    assert sorted(int(row[1]) for row in table) == [3, 3, 4]
+    assert "Hardest questions" in html and 'class="split"' in html
+    # The right option is marked in each split.
+    assert html.count("✓") == len(table)
+
+
+async def test_a_member_sees_their_own_page(host: Host) -> None:
+    await play_history(host)
+    service = dashboard_service(host)
+    _, member = await links_from_chat(host, user="bob")
+
+    async def reviews(platform: str, community: str, user: str) -> int | None:
+        return 3 if (platform, community, user) == ("test", "guild-1", "bob") else 0
+
+    async with web_client(service, service.commands.links, reviews) as client:  # type: ignore[arg-type]
+        html = await (await client.get(member)).text()
+    assert "<h1>Member bob</h1>" in html
+    assert re.search(r'class="big">30</span> points', html)
+    assert re.search(r'class="big">4</span> answered', html)
+    assert "Your points over time" in html and "<polyline" in html
+    assert "Due reviews" in html and "<strong>3</strong> questions to review" in html
+
+
+async def test_a_member_page_without_the_study_loop_has_no_review_section(host: Host) -> None:
+    await play_history(host)
+    service = dashboard_service(host)
+    _, member = await links_from_chat(host, user="ada")
+    async with web_client(service, service.commands.links) as client:  # type: ignore[arg-type]
+        html = await (await client.get(member)).text()
+    assert "Due reviews" not in html
+    assert re.search(r'class="big">45</span> points', html)
+
+
+async def test_forget_me_takes_the_member_off_the_question_counts(host: Host) -> None:
+    await play_history(host)
+    service = dashboard_service(host)
+    community, _ = await links_from_chat(host)
+    questions = community.replace("?t=", "/questions?t=") + "&period=all"
+    await service.handle_command(Command("forget-me", CHANNEL, "ada"))
+    async with web_client(service, service.commands.links) as client:  # type: ignore[arg-type]
+        html = await (await client.get(questions)).text()
+    table = rows_of(html.split("Every question")[1])
+    assert sum(int(row[1]) for row in table) == 6  # ada's four answers are gone
+    host.clock.advance(timedelta(hours=1).total_seconds())

@@ -1,0 +1,85 @@
+"""The dashboard's signed links: who a token lets in, and for how long."""
+
+from __future__ import annotations
+
+import base64
+import json
+from datetime import timedelta
+
+import pytest
+
+from bot.chat import Target
+from bot.web.links import DashboardLinks
+from bot.web.tokens import Signer
+from tests.fakes.clock import FakeClock
+
+SECRET = "correct horse battery staple"
+
+
+@pytest.fixture
+def signer(clock: FakeClock) -> Signer:
+    return Signer(SECRET, clock)
+
+
+def test_a_token_opens_its_own_community_for_24_hours(signer: Signer, clock: FakeClock) -> None:
+    token = signer.sign("discord", "guild-1")
+    grant = signer.verify(token, "discord", "guild-1")
+    assert grant is not None and grant.member is None
+    assert grant.expires == clock.now() + timedelta(hours=24)
+
+    clock.advance(24 * 3600 - 1)
+    assert signer.verify(token, "discord", "guild-1") is not None
+    clock.advance(1)
+    assert signer.verify(token, "discord", "guild-1") is None
+
+
+def test_a_member_token_names_the_member(signer: Signer) -> None:
+    grant = signer.verify(signer.sign("slack", "T1", "U42"), "slack", "T1")
+    assert grant is not None and grant.member == "U42"
+
+
+def test_another_community_or_platform_is_refused(signer: Signer) -> None:
+    token = signer.sign("discord", "guild-1")
+    assert signer.verify(token, "discord", "guild-2") is None
+    assert signer.verify(token, "slack", "guild-1") is None
+
+
+def test_tampering_is_refused(signer: Signer) -> None:
+    token = signer.sign("discord", "guild-1", "member-1")
+    body, signature = token.split(".")
+    # The payload rewritten to another community, the signature kept.
+    payload = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
+    payload["c"] = "guild-2"
+    forged = base64.urlsafe_b64encode(json.dumps(payload).encode()).rstrip(b"=").decode()
+    assert signer.verify(f"{forged}.{signature}", "discord", "guild-2") is None
+    # A longer life, the signature kept.
+    payload = {**json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))}
+    payload["e"] += 10**6
+    longer = base64.urlsafe_b64encode(json.dumps(payload).encode()).rstrip(b"=").decode()
+    assert signer.verify(f"{longer}.{signature}", "discord", "guild-1") is None
+    # One character of the signature changed.
+    flipped = signature[:-1] + ("A" if signature[-1] != "A" else "B")
+    assert signer.verify(f"{body}.{flipped}", "discord", "guild-1") is None
+
+
+@pytest.mark.parametrize(
+    "token", [None, "", "no-dot", "a.b.c", ".", "x" * 5000, "!!!.???", "e30.AAAA"]
+)
+def test_garbage_is_refused_without_an_error(signer: Signer, token: str | None) -> None:
+    assert signer.verify(token, "discord", "guild-1") is None
+
+
+def test_a_token_signed_with_another_secret_is_refused(signer: Signer, clock: FakeClock) -> None:
+    other = Signer("another secret entirely, also long", clock)
+    assert signer.verify(other.sign("discord", "guild-1"), "discord", "guild-1") is None
+
+
+def test_links_use_the_public_url_and_quote_the_ids(signer: Signer) -> None:
+    links = DashboardLinks(signer, "https://quiz.example.org/")
+    target = Target("slack", "T 1/x", "C1")
+    url = links.community(target)
+    assert url.startswith("https://quiz.example.org/dashboard/slack/T%201%2Fx?t=")
+    assert links.member(target, "U1").startswith(
+        "https://quiz.example.org/dashboard/slack/T%201%2Fx/me?t="
+    )
+    assert links.hours == 24
