@@ -155,14 +155,18 @@ async def test_the_community_page_shows_boards_and_switches_period(
     assert box is not None and box["width"] > 50
     # Two channels in this community, each with its own board.
     await expect(page.locator("section.board")).to_have_count(3)
-    week_points = int((await community_board.locator("tbody tr td.n").first.inner_text()).replace(",", ""))
+    week_points = int(
+        (await community_board.locator("tbody tr td.n").first.inner_text()).replace(",", "")
+    )
     await shoot(page, tmp_path, "dashboard-community.png", docs=True)
 
     await page.get_by_role("link", name="All time").click()
     await expect(page.locator("nav.periods a.on")).to_have_text("All time")
     assert "period=all" in page.url
     await expect(community_board.locator("h2")).to_contain_text("All time")
-    all_points = int((await community_board.locator("tbody tr td.n").first.inner_text()).replace(",", ""))
+    all_points = int(
+        (await community_board.locator("tbody tr td.n").first.inner_text()).replace(",", "")
+    )
     assert all_points > week_points  # 40 days beat half a week
 
     await page.get_by_role("link", name="Daily streaks").click()
@@ -181,7 +185,9 @@ async def test_the_questions_page_shows_the_hardest_and_the_votes(
     await expect(page.locator("nav.periods a.on")).to_have_text("This month")
     hardest = page.locator("ol.hardest li")
     await expect(hardest).to_have_count(10)
-    shares = [int((await hardest.nth(i).locator(".share").inner_text()).rstrip("%")) for i in range(10)]
+    shares = [
+        int((await hardest.nth(i).locator(".share").inner_text()).rstrip("%")) for i in range(10)
+    ]
     assert shares == sorted(shares)  # hardest first
     # Every question's votes drawn as a split bar, its right option marked.
     rows = page.locator("table.questions tbody tr")

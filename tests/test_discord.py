@@ -32,6 +32,7 @@ from bot.quiz.bank import Catalog
 from bot.quiz.service import QuizService
 from bot.storage.db import Database, open_database
 from bot.storage.repository import Repository
+from tests.dashboard_helpers import links_for, path_of, web_client
 from tests.fakes.clock import ShiftedClock
 from tests.fakes.fake_discord import (
     APP_ID,
@@ -418,6 +419,30 @@ async def test_leaderboard_is_public_and_stats_private_with_mentions_in_order(
     _, named = await bot.command("leaderboard", user=CROWD[5], period="all")
     assert re.findall(r"^\S+ (\w+): \d+ pts", text_of(named), re.M) == ["Player", "Member0000"]
     assert "<@" not in text_of(named)
+
+
+async def test_dashboard_replies_privately_with_links_that_open_the_pages(
+    bot: Bot, fake: FakeDiscord, catalog: Catalog
+) -> None:
+    question = await open_question(bot, seconds=2)
+    await bot.click(PLAYER, question, correct_letter(catalog, question))
+    await fake.wait_for(
+        lambda: any("final scores" in text_of(m) for m in fake.posted(CHANNEL)), within=6
+    )
+    links = links_for(bot.service)
+    bot.service.commands.links = links
+
+    reply, message = await bot.command("dashboard", user=PLAYER)
+    assert reply.ephemeral
+    community, mine = re.findall(r"https?://\S+", text_of(message))
+    async with web_client(bot.service, links) as client:
+        board = await client.get(path_of(community) + "&period=all")
+        assert board.status == 200
+        assert "Player" in await board.text()  # the member's name, from the guild
+        page = await client.get(path_of(mine))
+        assert "<h1>Player</h1>" in await page.text()
+        other = await client.get(path_of(community).replace(GUILD, "110000000000000002"))
+        assert other.status == 403
 
 
 async def test_bank_and_tag_options_autocomplete_from_the_loaded_banks(

@@ -34,6 +34,7 @@ from bot.quiz.service import QuizService
 from bot.storage.db import open_database
 from bot.storage.repository import Repository
 from tests.conftest import ROOT
+from tests.dashboard_helpers import links_for, path_of, web_client
 from tests.fakes.clock import ShiftedClock
 from tests.fakes.fake_slack import (
     APP_TOKEN,
@@ -481,6 +482,31 @@ async def test_leaderboard_is_public_and_stats_mention_members_in_order(
     assert "Correct: 1 (100%)" in stats.text
     mine = await slack.command("stats", user=MEMBER)
     assert mine.text.startswith(f"Stats for <@{MEMBER}>") and "Correct: 0" in mine.text
+
+
+async def test_dashboard_replies_privately_with_links_that_open_the_pages(
+    make_slack: MakeSlack,
+) -> None:
+    slack = await make_slack()
+    off = await slack.command("dashboard", user=MEMBER)
+    assert off.private and "dashboard is off" in off.text
+    question = await _play_one(slack, right=[HOST], wrong=[MEMBER])
+    await slack.command("stop")
+    await slack.reveal_of(question)
+    links = links_for(slack.service)
+    slack.service.commands.links = links
+
+    reply = await slack.command("dashboard", user=MEMBER)
+    assert reply.private
+    community, mine = re.findall(r"https?://[^\s>|]+", reply.text)
+    async with web_client(slack.service, links) as client:
+        board = await client.get(path_of(community) + "&period=all")
+        assert board.status == 200
+        html = await board.text()
+        # Names from users.info, in rank order: Hana answered right, Max did not.
+        assert html.index("Hana") < html.index("Max")
+        page = await client.get(path_of(mine))
+        assert "<h1>Max</h1>" in await page.text()
 
 
 async def test_with_mentions_off_channel_posts_use_display_names(make_slack: MakeSlack) -> None:
