@@ -6,8 +6,11 @@ from __future__ import annotations
 import re
 from datetime import timedelta
 
+from sqlalchemy import text
+
 from bot.chat import Command
 from bot.quiz.service import QuizService
+from bot.storage.read_models import post_votes_backfill
 from bot.web.tokens import Signer
 from tests.conftest import CHANNEL, Host
 from tests.dashboard_helpers import (
@@ -172,3 +175,19 @@ async def test_forget_me_takes_the_member_off_the_question_counts(host: Host) ->
     table = rows_of(html.split("Every question")[1])
     assert sum(int(row[1]) for row in table) == 6  # ada's four answers are gone
     host.clock.advance(timedelta(hours=1).total_seconds())
+
+
+async def test_post_votes_kept_at_close_match_a_recount_from_the_answers(host: Host) -> None:
+    """The close transaction's rows are what migration 0008's backfill makes of
+    the same answers (and the open question has none)."""
+    await play_history(host)
+    engine = host.service.repository.engine
+    columns = "post_id, platform, community, answered, correct, slot_0, slot_1, slot_2, slot_3"
+    async with engine.begin() as connection:
+        kept = (await connection.execute(text(f"SELECT {columns} FROM post_votes"))).all()
+        await connection.execute(text("DELETE FROM post_votes"))
+        await connection.execute(post_votes_backfill())
+        recounted = (await connection.execute(text(f"SELECT {columns} FROM post_votes"))).all()
+    assert sorted(kept) == sorted(recounted)
+    assert len(kept) == 5  # five closed posts with answers; the open one is not there
+    assert sum(row.answered for row in kept) == 11

@@ -5,10 +5,14 @@ from __future__ import annotations
 import base64
 import json
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
+from bot.app import Runtime
 from bot.chat import Target
+from bot.config import Settings, describe_errors
 from bot.web.links import DashboardLinks
 from bot.web.tokens import Signer
 from tests.fakes.clock import FakeClock
@@ -83,3 +87,42 @@ def test_links_use_the_public_url_and_quote_the_ids(signer: Signer) -> None:
         "https://quiz.example.org/dashboard/slack/T%201%2Fx/me?t="
     )
     assert links.hours == 24
+
+
+async def test_the_secret_setting_turns_the_dashboard_on_and_is_never_shown(
+    tmp_path: Path,
+) -> None:
+    secret = "s3cret-value-for-the-dashboard"
+    settings = Settings(  # type: ignore[call-arg]
+        _env_file=None, QUIZ_WEB_SECRET=secret, QUIZ_DATA_DIR=str(tmp_path), QUIZ_HEALTH_PORT="9090"
+    )
+    assert secret not in repr(settings) and secret not in str(settings.model_dump())
+    runtime = Runtime.build(settings)
+    assert runtime.links is not None
+    assert runtime.links.community(Target("slack", "T1", "C1")).startswith(
+        "http://localhost:9090/dashboard/slack/T1?t="
+    )
+    assert runtime.service.commands.links is runtime.links
+    await runtime.database.dispose()
+    public = Settings(  # type: ignore[call-arg]
+        _env_file=None,
+        QUIZ_WEB_SECRET=secret,
+        QUIZ_PUBLIC_URL="https://quiz.example.org/",
+        QUIZ_DATA_DIR=str(tmp_path),
+    )
+    behind_proxy = Runtime.build(public)
+    assert behind_proxy.links is not None
+    assert behind_proxy.links.public_url == "https://quiz.example.org"
+    await behind_proxy.database.dispose()
+    off = Runtime.build(Settings(_env_file=None, QUIZ_DATA_DIR=str(tmp_path)))  # type: ignore[call-arg]
+    assert off.links is None and off.service.commands.links is None
+    await off.database.dispose()
+
+
+def test_a_short_secret_or_a_bad_public_url_stops_start_up_naming_the_setting() -> None:
+    with pytest.raises(ValidationError) as caught:
+        Settings(_env_file=None, QUIZ_WEB_SECRET="short-one", QUIZ_PUBLIC_URL="quiz.example.org")  # type: ignore[call-arg]
+    lines = describe_errors(caught.value)
+    assert any(line.startswith("QUIZ_WEB_SECRET: ") and "16 characters" in line for line in lines)
+    assert any(line.startswith("QUIZ_PUBLIC_URL: ") for line in lines)
+    assert not any("short-one" in line for line in lines)
