@@ -10,7 +10,7 @@ from sqlalchemy import text
 
 from bot.chat import Command
 from bot.quiz.service import QuizService
-from bot.storage.read_models import post_votes_backfill
+from bot.storage.read_models import backfill_post_votes
 from bot.web.tokens import Signer
 from tests.conftest import CHANNEL, Host
 from tests.dashboard_helpers import (
@@ -182,11 +182,11 @@ async def test_post_votes_kept_at_close_match_a_recount_from_the_answers(host: H
     the same answers (and the open question has none)."""
     await play_history(host)
     engine = host.service.repository.engine
-    columns = "post_id, platform, community, answered, correct, slot_0, slot_1, slot_2, slot_3"
+    columns = "post_id, question_id, answered, correct, option_0, option_1, option_2, option_3"
     async with engine.begin() as connection:
         kept = (await connection.execute(text(f"SELECT {columns} FROM post_votes"))).all()
         await connection.execute(text("DELETE FROM post_votes"))
-        await connection.execute(post_votes_backfill())
+        await connection.run_sync(backfill_post_votes)
         recounted = (await connection.execute(text(f"SELECT {columns} FROM post_votes"))).all()
     assert sorted(kept) == sorted(recounted)
     assert len(kept) == 5  # five closed posts with answers; the open one is not there

@@ -158,7 +158,7 @@ class AnswerStore(Store):
                 delete(Answer).where(Answer.user_id == user_id, Answer.channel_id.in_(on_platform))
             )
             await read_models.forget(session, platform, user_id)
-            await read_models.recount_post_votes(session, post_ids)
+            await read_models.count_post_votes(session, post_ids)
             return rowcount(result)
 
 

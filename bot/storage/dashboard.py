@@ -6,27 +6,31 @@ ScoreStore, as in chat."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import func, select
 
+from bot.quiz.rules import Period
+from bot.storage import read_models
 from bot.storage.base import Store, channel_info
 from bot.storage.models import Answer, Channel, Post, PostVotes, Schedule
-from bot.storage.read_models import SLOTS
-from bot.storage.records import ChannelInfo
+from bot.storage.read_models import OPTIONS
+from bot.storage.records import ChannelInfo, RankRow
 
 
 @dataclass(frozen=True)
-class PostVoteRow:
-    """One closed post: which question, its option order, and its votes per shown slot."""
+class QuestionVotes:
+    """How one question was answered over some closed posts: posts, answers,
+    right answers and votes per option in bank order."""
 
     question_id: str
-    option_order: list[int]
-    correct_slot: int
+    posts: int
     answered: int
     correct: int
-    slots: tuple[int, ...]
+    options: tuple[int, ...]
 
 
 @dataclass(frozen=True)
@@ -49,30 +53,32 @@ class DashboardStore(Store):
             )
             return [channel_info(row) for row in rows.scalars()]
 
-    async def post_votes(
+    async def question_votes(
         self, platform: str, community: str, since: datetime | None
-    ) -> list[PostVoteRow]:
-        """Every closed post of the community (closed since `since`) with answers."""
-        slots = [getattr(PostVotes, f"slot_{n}") for n in range(SLOTS)]
+    ) -> list[QuestionVotes]:
+        """Per question, the community's closed posts (closed since `since`),
+        added up by the database: one index range, a row per question back."""
+        options = [func.sum(getattr(PostVotes, f"option_{n}")) for n in range(OPTIONS)]
         query = (
             select(
-                Post.question_id,
-                Post.option_order,
-                Post.correct_slot,
-                PostVotes.answered,
-                PostVotes.correct,
-                *slots,
+                PostVotes.question_id,
+                func.count(),
+                func.sum(PostVotes.answered),
+                func.sum(PostVotes.correct),
+                *options,
             )
-            .join(Post, Post.id == PostVotes.post_id)
             .where(PostVotes.platform == platform, PostVotes.community == community)
+            .group_by(PostVotes.question_id)
         )
         if since is not None:
             query = query.where(PostVotes.closed_at >= since)
         async with self._reads() as session:
             rows = await session.execute(query)
             return [
-                PostVoteRow(question, list(order), correct_slot, answered, correct, tuple(votes))
-                for question, order, correct_slot, answered, correct, *votes in rows
+                QuestionVotes(
+                    question, int(posts), int(answered), int(correct), tuple(map(int, votes))
+                )
+                for question, posts, answered, correct, *votes in rows
             ]
 
     async def member_answers(
@@ -111,3 +117,45 @@ class DashboardStore(Store):
                 select(Schedule.kind, func.count()).group_by(Schedule.kind)
             )
             return {kind: int(count) for kind, count in rows}
+
+    # -- boards, all in one snapshot ----------------------------------------------------
+
+    async def boards(
+        self,
+        platform: str,
+        community: str,
+        period: Period,
+        keys: Mapping[int, str],
+        community_key: str,
+        limit: int,
+    ) -> tuple[list[RankRow], dict[int, list[RankRow]]]:
+        """The community's board and each channel's (`keys`: channel id → its
+        period key), each the same indexed query as in chat, read in one
+        read-only transaction: one snapshot, one connection, no per-board set-up."""
+        async with self._reads() as session:
+            wide = await session.execute(
+                read_models.community_board(platform, community, period, community_key, limit)
+            )
+            channels = {}
+            for channel_id, key in keys.items():
+                rows = await session.execute(
+                    read_models.channel_board(channel_id, period, key, limit)
+                )
+                channels[channel_id] = [_rank(row) for row in rows]
+            return [_rank(row) for row in wide], channels
+
+    async def streak_boards(
+        self, channel_ids: Sequence[int], limit: int
+    ) -> dict[int, list[tuple[str, int, int]]]:
+        """Each channel's streak board, (member, current, best), in one snapshot."""
+        async with self._reads() as session:
+            boards = {}
+            for channel_id in channel_ids:
+                rows = await session.execute(read_models.streak_board(channel_id, limit))
+                boards[channel_id] = [(u, int(c), int(b)) for u, c, b in rows]
+            return boards
+
+
+def _rank(row: Any) -> RankRow:
+    user, points, correct, answered = row
+    return RankRow(user, int(points), int(correct), int(answered))

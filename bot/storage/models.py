@@ -346,10 +346,10 @@ Index(
 
 
 class PostVotes(Base):
-    """How a closed post was answered: votes per shown slot (bank order is in
-    `posts.option_order`), answers and right answers. Written by the close
-    transaction, so the dashboard's question pages read one row per post
-    instead of every answer, and never see an open question's votes."""
+    """How a closed post was answered: answers, right answers and votes per
+    option in bank order. Written by the close transaction, so the dashboard's
+    question pages add up one small row per post, never an answer, and never
+    see an open question's votes."""
 
     __tablename__ = "post_votes"
     __table_args__ = (Index("ix_post_votes_community", "platform", "community", "closed_at"),)
@@ -359,11 +359,12 @@ class PostVotes(Base):
     )
     platform: Mapped[str] = mapped_column(String(16))
     community: Mapped[str] = mapped_column(String(64))
+    question_id: Mapped[str] = mapped_column(String(64))
     closed_at: Mapped[datetime]
     answered: Mapped[int] = mapped_column(Integer)
     correct: Mapped[int] = mapped_column(Integer)
-    slot_0: Mapped[int] = mapped_column(Integer)
-    slot_1: Mapped[int] = mapped_column(Integer)
-    slot_2: Mapped[int] = mapped_column(Integer)
-    slot_3: Mapped[int] = mapped_column(Integer)
-    slot_4: Mapped[int] = mapped_column(Integer)
+    option_0: Mapped[int] = mapped_column(Integer)
+    option_1: Mapped[int] = mapped_column(Integer)
+    option_2: Mapped[int] = mapped_column(Integer)
+    option_3: Mapped[int] = mapped_column(Integer)
+    option_4: Mapped[int] = mapped_column(Integer)

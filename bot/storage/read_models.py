@@ -33,6 +33,7 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from bot.quiz.rules import Period, period_key
@@ -246,7 +247,7 @@ async def score_closed_post(session: AsyncSession, post: ClosedPost) -> None:
         await connection.execute(statements.channel_scores, values)
         await connection.execute(statements.community_scores, values)
         await connection.execute(statements.member_questions, values)
-    await connection.execute(_post_votes_statement(), {"post_id": post.id})
+    await count_post_votes(session, [post.id])
 
 
 # Bounds of the first and last segment: no answer is older or newer.
@@ -564,61 +565,84 @@ def _step_streak(dialect: str) -> Any:
 
 
 # How a closed post was answered (the dashboard's question pages).
-SLOTS = 5
+OPTIONS = 5
 
 
-def _votes_select() -> Any:
-    """One row per closed post with answers: its community, votes per slot,
-    answers and right answers."""
-    slot = _ANSWERS.slot
-    return (
+def _vote_queries(post_ids: Sequence[int] | None) -> tuple[Any, Any]:
+    """The closed posts (with what their row is keyed by) and their answers
+    counted per shown slot; all closed posts when `post_ids` is None."""
+    posts = (
         select(
             Post.id,
             Channel.platform,
             Channel.community,
+            Post.question_id,
+            Post.option_order,
             Post.closed_at,
-            func.count(_ANSWERS.id),
-            func.coalesce(func.sum(cast(_ANSWERS.correct, Integer)), 0),
-            *[func.sum(case((slot == n, 1), else_=0)) for n in range(SLOTS)],
         )
         .join(Channel, Channel.id == Post.channel_id)
-        .join(Answer, Answer.post_id == Post.id)
         .where(Post.closed_at.is_not(None))
-        .group_by(Post.id, Channel.platform, Channel.community, Post.closed_at)
     )
+    counts = select(
+        _ANSWERS.post_id,
+        _ANSWERS.slot,
+        func.count(),
+        func.coalesce(func.sum(cast(_ANSWERS.correct, Integer)), 0),
+    ).group_by(_ANSWERS.post_id, _ANSWERS.slot)
+    if post_ids is not None:
+        posts = posts.where(Post.id.in_(post_ids))
+        counts = counts.where(_ANSWERS.post_id.in_(post_ids))
+    return posts, counts
 
 
-_VOTE_COLUMNS = [
-    "post_id",
-    "platform",
-    "community",
-    "closed_at",
-    "answered",
-    "correct",
-    *[f"slot_{n}" for n in range(SLOTS)],
-]
+def _vote_rows(posts: Iterable[Any], counts: Iterable[Any]) -> list[dict[str, Any]]:
+    """One `post_votes` row per closed post with answers, its votes turned from
+    the shown slots into bank order (`option_order[slot]` is the bank option)."""
+    by_post: dict[int, list[tuple[int, int, int]]] = {}
+    for post_id, slot, answered, correct in counts:
+        by_post.setdefault(post_id, []).append((slot, int(answered), int(correct)))
+    rows = []
+    for post_id, platform, community, question_id, order, closed_at in posts:
+        slots = by_post.get(post_id)
+        if not slots:
+            continue
+        row: dict[str, Any] = {
+            "post_id": post_id,
+            "platform": platform,
+            "community": community,
+            "question_id": question_id,
+            "closed_at": closed_at,
+            "answered": sum(n for _, n, _ in slots),
+            "correct": sum(c for _, _, c in slots),
+        }
+        votes = [0] * OPTIONS
+        for slot, answered, _ in slots:
+            if 0 <= slot < len(order):
+                votes[order[slot]] += answered
+        row.update({f"option_{n}": votes[n] for n in range(OPTIONS)})
+        rows.append(row)
+    return rows
 
 
-def post_votes_backfill() -> Any:
-    """Every closed post's votes, from its answers (migration 0008)."""
-    return insert(PostVotes).from_select(_VOTE_COLUMNS, _votes_select())
-
-
-@cache
-def _post_votes_statement() -> Any:
-    """The closing post's votes, in the close transaction."""
-    chosen = _votes_select().where(Post.id == bindparam("post_id"))
-    return insert(PostVotes).from_select(_VOTE_COLUMNS, chosen)
-
-
-async def recount_post_votes(session: AsyncSession, post_ids: Sequence[int]) -> None:
-    """Count these posts' votes again (a member's answers were deleted)."""
+async def count_post_votes(session: AsyncSession, post_ids: Sequence[int]) -> None:
+    """(Re)count these posts' votes, in the caller's transaction: the one that
+    closes a post, or the one that deletes a member's answers."""
     if not post_ids:
         return
     await session.execute(delete(PostVotes).where(PostVotes.post_id.in_(post_ids)))
-    await session.execute(
-        insert(PostVotes).from_select(_VOTE_COLUMNS, _votes_select().where(Post.id.in_(post_ids)))
-    )
+    posts, counts = _vote_queries(post_ids)
+    rows = _vote_rows((await session.execute(posts)).all(), (await session.execute(counts)).all())
+    if rows:
+        await session.execute(insert(PostVotes), rows)
+
+
+def backfill_post_votes(connection: Connection) -> None:
+    """Every closed post's votes from the answers (migration 0008): one pass
+    over the answers, grouped by post and slot."""
+    posts, counts = _vote_queries(None)
+    rows = _vote_rows(connection.execute(posts).all(), connection.execute(counts).all())
+    for start in range(0, len(rows), 5_000):
+        connection.execute(insert(PostVotes), rows[start : start + 5_000])
 
 
 # -- reading them ---------------------------------------------------------------

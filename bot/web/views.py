@@ -155,46 +155,32 @@ class DashboardViews:
     # -- the community ---------------------------------------------------------------
 
     async def community(self, platform: str, community: str, period: str) -> CommunityPage:
-        store = self.service.repository.scores
-        channels = await self.service.repository.dashboard.community_channels(platform, community)
+        store = self.service.repository.dashboard
+        channels = await store.community_channels(platform, community)
         now = self.service.clock.now()
         boards: list[tuple[str, list[BoardRow]]] = []
         wide: list[RankRow] = []
         if period == "streaks":
-            streak_boards = await asyncio.gather(
-                *(store.streak_board(channel.id, LEADERBOARD_SIZE) for channel in channels)
-            )
-            for channel, streak_rows in zip(channels, streak_boards, strict=True):
+            streaks = await store.streak_boards([c.id for c in channels], LEADERBOARD_SIZE)
+            for channel in channels:
                 rows = [
                     BoardRow(rank, user, 0, 0, 0, current, best)
-                    for rank, (user, (current, best)) in enumerate(streak_rows, 1)
+                    for rank, (user, current, best) in enumerate(streaks[channel.id], 1)
                 ]
                 boards.append((_channel_title(channel), rows))
         else:
             chosen = Period(period)
-            wide = await store.leaderboard(
-                platform=platform,
-                community=community,
-                channel_id=None,
-                period=chosen,
-                key=period_key(chosen, now, zone_or_utc("UTC")),
-                limit=LEADERBOARD_SIZE,
+            keys = {c.id: period_key(chosen, now, zone_or_utc(c.timezone)) for c in channels}
+            wide, per_channel = await store.boards(
+                platform,
+                community,
+                chosen,
+                keys,
+                period_key(chosen, now, zone_or_utc("UTC")),
+                LEADERBOARD_SIZE,
             )
-            per_channel = await asyncio.gather(
-                *(
-                    store.leaderboard(
-                        platform=platform,
-                        community=community,
-                        channel_id=channel.id,
-                        period=chosen,
-                        key=period_key(chosen, now, zone_or_utc(channel.timezone)),
-                        limit=LEADERBOARD_SIZE,
-                    )
-                    for channel in channels
-                )
-            )
-            for channel, rank_rows in zip(channels, per_channel, strict=True):
-                boards.append((_channel_title(channel), _rank_rows(rank_rows)))
+            for channel in channels:
+                boards.append((_channel_title(channel), _rank_rows(per_channel[channel.id])))
         users = [row.user_id for row in wide]
         users += [row.name for _, rows in boards for row in rows]
         names = await self.names(Target(platform, community, _any_channel(channels)), users)
@@ -217,23 +203,16 @@ class DashboardViews:
     async def questions(self, platform: str, community: str, period: str) -> QuestionsPage:
         now = self.service.clock.now()
         since = period_window(Period(period), now, zone_or_utc("UTC")).start
-        rows = await self.service.repository.dashboard.post_votes(platform, community, since)
+        rows = await self.service.repository.dashboard.question_votes(platform, community, since)
         catalog = self.service.catalog
-        totals: dict[str, list[int]] = {}  # question → [answered, correct, votes per option…]
-        for row in rows:
-            counts = totals.setdefault(row.question_id, [0, 0] + [0] * len(LETTERS))
-            counts[0] += row.answered
-            counts[1] += row.correct
-            for slot, count in enumerate(row.slots[: len(row.option_order)]):
-                counts[2 + row.option_order[slot]] += count
         lines: list[QuestionLine] = []
         per_tag: dict[str, list[int]] = {}
-        for question_id, counts in totals.items():
+        for row in rows:
+            question_id, answered, correct = row.question_id, row.answered, row.correct
             question = catalog.question(question_id)
-            if question is None or counts[0] == 0:
+            if question is None or answered == 0:
                 continue  # a question no longer in any bank has no text to show
-            answered, correct = counts[0], counts[1]
-            votes = counts[2 : 2 + len(question.options)]
+            votes = list(row.options[: len(question.options)])
             options = [
                 (LETTERS[i], text, votes[i], i == question.answer_index)
                 for i, text in enumerate(question.options)
@@ -278,7 +257,7 @@ class DashboardViews:
             )
         return QuestionsPage(
             period,
-            len(rows),
+            sum(row.posts for row in rows),
             sum(line.answered for line in lines),
             sum(line.correct for line in lines),
             sorted(lines, key=lambda line: line.question_id),

@@ -1,4 +1,4 @@
-"""post votes: how each closed post was answered (per slot, right answers), for
+"""post votes: how each closed post was answered (per option, right answers), for
 the dashboard's question pages; filled here from the answers of closed posts
 
 Revision ID: 0008
@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from alembic import op
 
 import bot.storage.models
-from bot.storage.read_models import post_votes_backfill
+from bot.storage.read_models import backfill_post_votes
 
 revision = "0008"
 down_revision = "0007"
@@ -31,12 +31,13 @@ def upgrade() -> None:
         ),
         sa.Column("platform", sa.String(length=16), nullable=False),
         sa.Column("community", sa.String(length=64), nullable=False),
+        sa.Column("question_id", sa.String(length=64), nullable=False),
         sa.Column("closed_at", bot.storage.models.UTCDateTime(timezone=True), nullable=False),
         sa.Column("answered", sa.Integer(), nullable=False),
         sa.Column("correct", sa.Integer(), nullable=False),
-        *[sa.Column(f"slot_{slot}", sa.Integer(), nullable=False) for slot in range(5)],
+        *[sa.Column(f"option_{n}", sa.Integer(), nullable=False) for n in range(5)],
     )
-    op.execute(post_votes_backfill())
+    backfill_post_votes(op.get_bind())
     op.create_index("ix_post_votes_community", "post_votes", ["platform", "community", "closed_at"])
 
 
