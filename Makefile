@@ -51,6 +51,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/memory.py
 	$(BIN)/python bench/faults.py
 	$(BIN)/python bench/boards.py
+	$(BIN)/python bench/dashboard.py
 	$(BIN)/python bench/clicks.py
 	$(BIN)/python bench/discord_clicks.py
 
