@@ -10,6 +10,7 @@ from sqlalchemy import text
 
 from bot.chat import Command
 from bot.quiz.service import QuizService
+from bot.storage.db import check_read_models, rebuild_read_models
 from bot.storage.read_models import backfill_post_votes
 from bot.web.tokens import Signer
 from tests.conftest import CHANNEL, Host
@@ -191,3 +192,17 @@ async def test_post_votes_kept_at_close_match_a_recount_from_the_answers(host: H
     assert sorted(kept) == sorted(recounted)
     assert len(kept) == 5  # five closed posts with answers; the open one is not there
     assert sum(row.answered for row in kept) == 11
+    assert await check_read_models(engine) == ([], 0)
+
+
+async def test_db_check_reports_a_damaged_post_votes_row_and_rebuild_repairs_it(
+    host: Host,
+) -> None:
+    await play_history(host)
+    engine = host.service.repository.engine
+    async with engine.begin() as connection:
+        await connection.execute(text("UPDATE post_votes SET option_0 = option_0 + 7"))
+    lines, total = await check_read_models(engine)
+    assert total == 5 and all(line.startswith("post_votes ") for line in lines)
+    await rebuild_read_models(engine)
+    assert await check_read_models(engine) == ([], 0)

@@ -18,6 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async
 
 from bot.storage import recount
 from bot.storage.models import Base
+from bot.storage.read_models import backfill_post_votes
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 # Any number will do, as long as every Quizmaster process uses the same one.
@@ -178,6 +179,7 @@ async def check_read_models(engine: AsyncEngine) -> tuple[list[str], int]:
 async def rebuild_read_models(engine: AsyncEngine) -> None:
     async with engine.begin() as connection:
         await connection.run_sync(recount.rebuild)
+        await connection.run_sync(backfill_post_votes)
 
 
 async def ping(engine: AsyncEngine) -> bool:

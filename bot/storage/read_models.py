@@ -627,20 +627,37 @@ def _vote_rows(posts: Iterable[Any], counts: Iterable[Any]) -> list[dict[str, An
 async def count_post_votes(session: AsyncSession, post_ids: Sequence[int]) -> None:
     """(Re)count these posts' votes, in the caller's transaction: the one that
     closes a post, or the one that deletes a member's answers."""
-    if not post_ids:
-        return
-    await session.execute(delete(PostVotes).where(PostVotes.post_id.in_(post_ids)))
-    posts, counts = _vote_queries(post_ids)
-    rows = _vote_rows((await session.execute(posts)).all(), (await session.execute(counts)).all())
-    if rows:
-        await session.execute(insert(PostVotes), rows)
+    # In slices: a member's answers can touch more posts than a statement may bind.
+    for start in range(0, len(post_ids), 1_000):
+        chosen = post_ids[start : start + 1_000]
+        await session.execute(delete(PostVotes).where(PostVotes.post_id.in_(chosen)))
+        posts, counts = _vote_queries(chosen)
+        found = (await session.execute(posts)).all(), (await session.execute(counts)).all()
+        rows = _vote_rows(*found)
+        if rows:
+            await session.execute(insert(PostVotes), rows)
+
+
+def expected_post_votes(connection: Connection) -> dict[int, dict[str, Any]]:
+    """Every closed post's `post_votes` row as its answers say, by post id:
+    one pass over the answers, grouped by post and slot."""
+    posts, counts = _vote_queries(None)
+    rows = _vote_rows(connection.execute(posts).all(), connection.execute(counts).all())
+    return {row["post_id"]: row for row in rows}
+
+
+def stored_post_votes(connection: Connection) -> dict[int, dict[str, Any]]:
+    return {
+        row["post_id"]: dict(row)
+        for row in connection.execute(select(PostVotes.__table__)).mappings()
+    }
 
 
 def backfill_post_votes(connection: Connection) -> None:
-    """Every closed post's votes from the answers (migration 0008): one pass
-    over the answers, grouped by post and slot."""
-    posts, counts = _vote_queries(None)
-    rows = _vote_rows(connection.execute(posts).all(), connection.execute(counts).all())
+    """Replace every `post_votes` row with what the answers say (migration
+    0008, `quizmaster db rebuild`)."""
+    connection.execute(delete(PostVotes))
+    rows = list(expected_post_votes(connection).values())
     for start in range(0, len(rows), 5_000):
         connection.execute(insert(PostVotes), rows[start : start + 5_000])
 

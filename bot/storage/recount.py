@@ -30,8 +30,10 @@ from bot.storage.read_models import (
     ScoreRow,
     ScoreSteps,
     Tally,
+    expected_post_votes,
     fold,
     score_row,
+    stored_post_votes,
 )
 
 BATCH = 5_000
@@ -182,6 +184,8 @@ def differences(connection: Connection, limit: int = 50) -> tuple[list[str], int
         ("community_scores", want.communities, have.communities),
         ("member_questions", want.questions, have.questions),
         ("daily_streaks", want.streaks, have.streaks),
+        # The dashboard's (revision 0008; not part of `rebuild`, which 0007 runs).
+        ("post_votes", expected_post_votes(connection), stored_post_votes(connection)),
     ]
     for table, wanted, held in tables:
         for key in sorted(wanted.keys() | held.keys(), key=repr):
