@@ -127,11 +127,15 @@ async def opened(browser: Browser, url: str) -> Page:
     return page
 
 
-async def shoot(page: Page, tmp_path: Path, name: str, docs: bool = False) -> None:
+async def shoot(
+    page: Page, tmp_path: Path, name: str, docs: bool = False, whole: bool = True
+) -> None:
+    """The whole page into the test's folder; for docs/, the whole page or
+    (`whole` false, for a long page) its first screen."""
     await page.screenshot(path=str(tmp_path / name), full_page=True)
     if docs:
         DOCS.mkdir(exist_ok=True)
-        await page.screenshot(path=str(DOCS / name), full_page=True)
+        await page.screenshot(path=str(DOCS / name), full_page=whole)
 
 
 async def test_the_community_page_shows_boards_and_switches_period(
@@ -196,7 +200,8 @@ async def test_the_questions_page_shows_the_hardest_and_the_votes(
     assert await rows.first.locator("ul.options li.right").count() == 1
     await expect(page.locator("figure.chart svg.bars").nth(1)).to_be_visible()  # per tag
     month = await page.locator("p.summary strong").nth(1).inner_text()
-    await shoot(page, tmp_path, "dashboard-questions.png", docs=True)
+    await page.set_viewport_size({"width": 1280, "height": 1300})
+    await shoot(page, tmp_path, "dashboard-questions.png", docs=True, whole=False)
 
     await page.get_by_role("link", name="All time").click()
     await expect(page.locator("nav.periods a.on")).to_have_text("All time")

@@ -49,7 +49,7 @@ def bar_chart(
     for index, (label, value, shown) in enumerate(rows):
         width = 0.0 if top <= 0 else max(0.0, min(1.0, value / top)) * BAR_AREA
         tone = tones[index] if tones is not None else "plain"
-        bars.append(Bar(_short(label, 34), shown, index * (BAR_HEIGHT + BAR_GAP), width, tone))
+        bars.append(Bar(_short(label, 30), shown, index * (BAR_HEIGHT + BAR_GAP), width, tone))
     height = max(1, len(bars)) * (BAR_HEIGHT + BAR_GAP)
     return BarChart(title, bars, height)
 

@@ -157,46 +157,48 @@ class DashboardViews:
     async def community(self, platform: str, community: str, period: str) -> CommunityPage:
         store = self.service.repository.dashboard
         channels = await store.community_channels(platform, community)
-        now = self.service.clock.now()
-        boards: list[tuple[str, list[BoardRow]]] = []
-        wide: list[RankRow] = []
+        target = Target(platform, community, _any_channel(channels))
         if period == "streaks":
             streaks = await store.streak_boards([c.id for c in channels], LEADERBOARD_SIZE)
-            for channel in channels:
-                rows = [
-                    BoardRow(rank, user, 0, 0, 0, current, best)
-                    for rank, (user, current, best) in enumerate(streaks[channel.id], 1)
-                ]
-                boards.append((_channel_title(channel), rows))
-        else:
-            chosen = Period(period)
-            keys = {c.id: period_key(chosen, now, zone_or_utc(c.timezone)) for c in channels}
-            wide, per_channel = await store.boards(
-                platform,
-                community,
-                chosen,
-                keys,
-                period_key(chosen, now, zone_or_utc("UTC")),
-                LEADERBOARD_SIZE,
-            )
-            for channel in channels:
-                boards.append((_channel_title(channel), _rank_rows(per_channel[channel.id])))
-        users = [row.user_id for row in wide]
-        users += [row.name for _, rows in boards for row in rows]
-        names = await self.names(Target(platform, community, _any_channel(channels)), users)
-        community_board = None
-        chart = None
-        if period != "streaks":
-            rows = _rank_rows(wide, names)
-            community_board = Board(f"The whole community · {PERIOD_TITLES[period]}", rows)
-            chart = charts.bar_chart(
-                "Points of the top ten", [(r.name, r.points, f"{r.points:,}") for r in rows]
-            )
-        channel_boards = [
-            Board(title, [_named(row, names) for row in rows], streaks=period == "streaks")
-            for title, rows in boards
+            users = [user for rows in streaks.values() for user, _, _ in rows]
+            names = await self.names(target, users)
+            streak_boards = [
+                Board(
+                    _channel_title(channel),
+                    [
+                        BoardRow(rank, names[user], 0, 0, 0, current, best)
+                        for rank, (user, current, best) in enumerate(streaks[channel.id], 1)
+                    ],
+                    streaks=True,
+                )
+                for channel in channels
+            ]
+            return CommunityPage(period, None, None, streak_boards)
+        chosen = Period(period)
+        now = self.service.clock.now()
+        # Each channel's week and month in its own zone, as in chat; the
+        # community's in UTC (its rows add up each channel's own periods).
+        keys = {c.id: period_key(chosen, now, zone_or_utc(c.timezone)) for c in channels}
+        wide, per_channel = await store.boards(
+            platform,
+            community,
+            chosen,
+            keys,
+            period_key(chosen, now, zone_or_utc("UTC")),
+            LEADERBOARD_SIZE,
+        )
+        users = [row.user_id for rows in (wide, *per_channel.values()) for row in rows]
+        names = await self.names(target, users)
+        top = _rank_rows(wide, names)
+        chart = charts.bar_chart(
+            "Points of the top ten", [(row.name, row.points, f"{row.points:,}") for row in top]
+        )
+        boards = [
+            Board(_channel_title(channel), _rank_rows(per_channel[channel.id], names))
+            for channel in channels
         ]
-        return CommunityPage(period, community_board, chart, channel_boards)
+        title = f"The whole community · {PERIOD_TITLES[period]}"
+        return CommunityPage(period, Board(title, top), chart, boards)
 
     # -- the questions ---------------------------------------------------------------
 
@@ -248,10 +250,8 @@ class DashboardViews:
         if hardest:
             hardest_chart = charts.bar_chart(
                 "Hardest questions: share answered right",
-                [
-                    (f"{line.question_id}: {line.prompt}", line.share, f"{line.share:.0%}")
-                    for line in hardest
-                ],
+                # Labelled by id: the list under the charts gives each prompt in full.
+                [(line.question_id, line.share, f"{line.share:.0%}") for line in hardest],
                 full=1.0,
                 tones=[charts.share_tone(line.share) for line in hardest],
             )
@@ -350,21 +350,8 @@ def _any_channel(channels: Sequence[ChannelInfo]) -> str:
     return channels[0].target.channel if channels else ""
 
 
-def _rank_rows(rows: Sequence[RankRow], names: dict[str, str] | None = None) -> list[BoardRow]:
-    named = names or {}
+def _rank_rows(rows: Sequence[RankRow], names: dict[str, str]) -> list[BoardRow]:
     return [
-        BoardRow(rank, named.get(row.user_id, row.user_id), row.points, row.correct, row.answered)
+        BoardRow(rank, names[row.user_id], row.points, row.correct, row.answered)
         for rank, row in enumerate(rows, 1)
     ]
-
-
-def _named(row: BoardRow, names: dict[str, str]) -> BoardRow:
-    return BoardRow(
-        row.rank,
-        names.get(row.name, row.name),
-        row.points,
-        row.correct,
-        row.answered,
-        row.current,
-        row.best,
-    )
