@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import Integer, cast, func, select
 
 from bot.quiz.rules import Period
 from bot.storage import read_models
@@ -34,13 +34,12 @@ class QuestionVotes:
 
 
 @dataclass(frozen=True)
-class MemberAnswer:
-    """One of a member's answers to a closed question."""
+class MemberRecord:
+    """A member's closed answers in a community: points per UTC day (oldest
+    first) and (question, answered, right) per question."""
 
-    at: datetime
-    question_id: str
-    correct: bool
-    points: int
+    points_per_day: list[tuple[date, int]]
+    per_question: list[tuple[str, int, int]]
 
 
 class DashboardStore(Store):
@@ -81,12 +80,18 @@ class DashboardStore(Store):
                 for question, posts, answered, correct, *votes in rows
             ]
 
-    async def member_answers(
-        self, platform: str, community: str, user_id: str
-    ) -> list[MemberAnswer]:
-        """The member's answers to closed questions in the community, oldest first."""
-        query = (
-            select(Answer.answered_at, Post.question_id, Answer.correct, Answer.points)
+    async def member_record(self, platform: str, community: str, user_id: str) -> MemberRecord:
+        """The member's answers to closed questions in the community, added up
+        by the database per UTC day and per question (on the member's index)."""
+        answered_at = Answer.__table__.c.answered_at
+        day = (
+            func.date(func.timezone("UTC", answered_at))
+            if self._dialect == "postgresql"
+            else func.date(answered_at)  # SQLite keeps UTC text: its date part
+        )
+        base = (
+            select()
+            .select_from(Answer)
             .join(Post, Post.id == Answer.post_id)
             .join(Channel, Channel.id == Answer.channel_id)
             .where(
@@ -95,11 +100,18 @@ class DashboardStore(Store):
                 Channel.community == community,
                 Post.closed_at.is_not(None),
             )
-            .order_by(Answer.answered_at)
         )
+        correct = func.sum(cast(Answer.correct, Integer))
         async with self._reads() as session:
-            rows = await session.execute(query)
-            return [MemberAnswer(at, q, bool(c), int(p)) for at, q, c, p in rows]
+            days = await session.execute(
+                base.add_columns(day, func.sum(Answer.points)).group_by(day).order_by(day)
+            )
+            per_day = [(_day(when), int(points)) for when, points in days]
+            questions = await session.execute(
+                base.add_columns(Post.question_id, func.count(), correct).group_by(Post.question_id)
+            )
+            per_question = [(q, int(n), int(c)) for q, n, c in questions]
+        return MemberRecord(per_day, per_question)
 
     # -- figures for /metrics ------------------------------------------------------
 
@@ -159,3 +171,7 @@ class DashboardStore(Store):
 def _rank(row: Any) -> RankRow:
     user, points, correct, answered = row
     return RankRow(user, int(points), int(correct), int(answered))
+
+
+def _day(value: Any) -> date:
+    return value if isinstance(value, date) else date.fromisoformat(str(value))

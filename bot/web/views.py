@@ -270,23 +270,20 @@ class DashboardViews:
 
     async def member(self, platform: str, community: str, user_id: str) -> MemberPage:
         repository = self.service.repository
-        answers = await repository.dashboard.member_answers(platform, community, user_id)
+        record = await repository.dashboard.member_record(platform, community, user_id)
         channels = await repository.dashboard.community_channels(platform, community)
         streaks = await repository.scores.member_streaks(platform, user_id)
-        by_day: dict[date, int] = {}
         per_tag: dict[str, list[int]] = {}
-        for answer in answers:
-            day = answer.at.date()
-            by_day[day] = by_day.get(day, 0) + answer.points
-            question = self.service.catalog.question(answer.question_id)
+        for question_id, answered, correct in record.per_question:
+            question = self.service.catalog.question(question_id)
             for tag in question.tags if question else []:
                 tally = per_tag.setdefault(tag, [0, 0])
-                tally[0] += 1
-                tally[1] += int(answer.correct)
+                tally[0] += answered
+                tally[1] += correct
         series: list[tuple[date, int]] = []
         running = 0
-        for day in sorted(by_day):
-            running += by_day[day]
+        for day, points in record.points_per_day:
+            running += points
             series.append((day, running))
         tags = [(tag, n, c) for tag, (n, c) in sorted(per_tag.items())]
         tag_chart = None
@@ -309,8 +306,8 @@ class DashboardViews:
         names = await self.names(Target(platform, community, _any_channel(channels)), [user_id])
         return MemberPage(
             name=names.get(user_id, user_id),
-            answered=len(answers),
-            correct=sum(1 for answer in answers if answer.correct),
+            answered=sum(answered for _, answered, _ in record.per_question),
+            correct=sum(correct for _, _, correct in record.per_question),
             points=running,
             points_chart=charts.line_chart("Your points over time", series),
             tag_chart=tag_chart,
@@ -318,7 +315,7 @@ class DashboardViews:
             streaks=streak_lines,
             due_reviews=due,
             reviews_enabled=self.reviews is not None,
-            days_active=len(by_day),
+            days_active=len(record.points_per_day),
         )
 
     # -- names ---------------------------------------------------------------------------
