@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from bot.quiz import render
-from bot.textcommands import UsageError, parse
+from bot.textcommands import ParsedCommand, UsageError, parse
 
 BANK = "pytorch-distributed-training"
 
@@ -57,3 +57,9 @@ def test_help_and_usage_show_the_same_start_shape() -> None:
     shape = "/quiz start [questions] [seconds] [bank] [tag]"
     assert shape in render.help_message().text
     assert shape in render.usage_error("unknown command `x`").text
+
+
+def test_dashboard_is_typed_alone() -> None:
+    assert parse("/quiz dashboard") == ParsedCommand("dashboard")
+    with pytest.raises(UsageError, match="`dashboard` takes no options"):
+        parse("dashboard now")
