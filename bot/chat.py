@@ -52,6 +52,14 @@ class Field:
 
 
 @dataclass(frozen=True)
+class Attachment:
+    """A file that goes with a private reply (an Anki deck)."""
+
+    filename: str
+    data: bytes = field(repr=False)
+
+
+@dataclass(frozen=True)
 class OutMessage:
     """A message to show a person.
 
@@ -74,6 +82,9 @@ class OutMessage:
     # a duplicate (Discord's message nonce) uses it, so a retry after a timeout
     # or a crash never posts the question twice.
     idempotency_key: str | None = None
+    # A file only the recipient may see: Discord attaches it to the private
+    # reply, Slack sends it in a direct message, the terminal saves it.
+    attachment: Attachment | None = None
 
 
 # Asked with the channel's moderator role/group setting (None when unset):

@@ -105,7 +105,7 @@ def forget_user(
     platform: Annotated[str, typer.Argument(help="discord, slack or console")],
     user_id: Annotated[str, typer.Argument(help="The member's platform user id")],
 ) -> None:
-    """Delete every answer and statistic of one member."""
+    """Delete every answer, statistic and review card of one member."""
     from bot.storage.db import open_database, upgrade
     from bot.storage.repository import Repository
 
@@ -115,7 +115,10 @@ def forget_user(
         database = open_database(settings.resolved_database_url)
         try:
             await upgrade(database.writer)
-            return await Repository(database).answers.forget_user(platform, user_id)
+            repository = Repository(database)
+            deleted = await repository.answers.forget_user(platform, user_id)
+            await repository.cards.forget(platform, user_id)
+            return deleted
         finally:
             await database.dispose()
 

@@ -11,6 +11,7 @@ from bot.clock import Clock
 from bot.quiz import render
 from bot.quiz.bank import Catalog
 from bot.quiz.posting import Posting
+from bot.quiz.review import Study
 from bot.quiz.rules import points_for
 from bot.quiz.scores import Scores
 from bot.storage.answer_writer import AnswerWriter
@@ -27,8 +28,10 @@ class Answers:
         clock: Clock,
         posting: Posting,
         scores: Scores,
+        study: Study,
         wake: Callable[[], None],
     ) -> None:
+        self.study = study
         self.repository = repository
         self.writer = writer
         self.catalog = catalog
@@ -72,10 +75,12 @@ class Answers:
             return render.locked_in(slot)
         question = self.catalog.question(post.question_id)
         explanation = question.explanation if question else ""
-        streak = None
+        streak = due = None
         if post.kind == "daily":
+            # The nudge: a daily answer is a good moment to mention due reviews.
             streak = await self.scores.current_streak(post.channel_id, interaction.user_id)
-        return render.daily_feedback(slot, correct, post.correct_slot, explanation, streak)
+            due = await self.study.due_count(post.target.platform, interaction.user_id)
+        return render.daily_feedback(slot, correct, post.correct_slot, explanation, streak, due)
 
     async def _close_when_everyone_answered(self, post: PostInfo) -> None:
         if post.expected_players is None:

@@ -10,6 +10,7 @@ from bot.chat import Command, OutMessage
 from bot.quiz import render
 from bot.quiz.channels import ChannelSettings
 from bot.quiz.live import LiveQuizzes
+from bot.quiz.review import Study
 from bot.quiz.scheduler import Scheduler
 from bot.quiz.scores import Scores
 
@@ -40,7 +41,9 @@ class Commands:
         live: LiveQuizzes,
         scores: Scores,
         scheduler: Scheduler,
+        study: Study,
     ) -> None:
+        self.study = study
         self.channels = channels
         self.live = live
         self.scores = scores
@@ -52,6 +55,8 @@ class Commands:
             "leaderboard": CommandSpec(self._leaderboard),
             "stats": CommandSpec(self._stats),
             "forget-me": CommandSpec(self._forget_me),
+            "review": CommandSpec(self._review),
+            "export": CommandSpec(self._export),
             "config": CommandSpec(self._config, "change channel settings"),
             # Anyone may look at the schedule; only changing it needs a moderator.
             "schedule": CommandSpec(self._schedule, "change the schedule", _showing_schedule),
@@ -97,6 +102,14 @@ class Commands:
     async def _forget_me(self, command: Command) -> OutMessage:
         forgotten = await self.scores.forget_user(command.target.platform, command.user_id)
         return render.forgotten(forgotten)
+
+    async def _review(self, command: Command) -> OutMessage:
+        return await self.study.start_review(
+            command.target, command.user_id, command.args.get("count")
+        )
+
+    async def _export(self, command: Command) -> OutMessage:
+        return await self.study.export(command.target, command.user_id, command.args.get("which"))
 
     async def _config(self, command: Command) -> OutMessage:
         args = command.args

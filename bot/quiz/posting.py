@@ -28,6 +28,7 @@ from bot.quiz.delivery import (
     retry_delay,
     within_deadline,
 )
+from bot.quiz.review import Study
 from bot.quiz.scores import Scores
 from bot.storage.records import PostInfo
 from bot.storage.repository import Repository
@@ -85,8 +86,10 @@ class Posting:
         connections: Connections,
         channels: ChannelSettings,
         scores: Scores,
+        study: Study,
         wake: Callable[[], None],
     ) -> None:
+        self.study = study
         self.repository = repository
         self.catalog = catalog
         self.clock = clock
@@ -206,6 +209,9 @@ class Posting:
         if not await self.repository.posts.claim_close(post_id, self.clock.now()):
             return None
         self.cache.forget(post_id)
+        # A step of its own after the close: the answers are final now. A crash
+        # before it leaves the post for the timer loop's sweep.
+        await self.study.apply_post(post_id)
         await self.reveal(post)
         return post
 

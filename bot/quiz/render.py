@@ -3,6 +3,7 @@ Discord, Slack and the terminal all say the same thing."""
 
 from __future__ import annotations
 
+import html
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
@@ -26,6 +27,9 @@ from bot.storage.records import ChannelInfo, PostTally, QuizResult, RankRow
 
 BAR_WIDTH = 10
 ANSWER_PREFIX = "qm:a"
+# Review cards' buttons: `qm:r:<session>:<step>:<slot>`, told apart from answer
+# buttons by the prefix; the session row holds the rest.
+REVIEW_PREFIX = "qm:r"
 
 
 def answer_custom_id(post_id: int, slot: int) -> str:
@@ -41,6 +45,21 @@ def parse_answer_custom_id(custom_id: str) -> tuple[int, int] | None:
     if not (post.isdigit() and slot.isdigit()) or len(post) > 18:
         return None
     return int(post), int(slot)
+
+
+def review_custom_id(session_id: int, step: int, slot: int) -> str:
+    return f"{REVIEW_PREFIX}:{session_id}:{step}:{slot}"
+
+
+def parse_review_custom_id(custom_id: str) -> tuple[int, int, int] | None:
+    """(session, step, slot) of a review button's id, or None if it is not one."""
+    parts = custom_id.split(":")
+    if len(parts) != 5 or ":".join(parts[:2]) != REVIEW_PREFIX:
+        return None
+    numbers = parts[2:]
+    if not all(part.isdigit() and len(part) <= 18 for part in numbers):
+        return None
+    return int(numbers[0]), int(numbers[1]), int(numbers[2])
 
 
 def mention(platform: str, user_id: str, names: Mapping[str, str] | None = None) -> str:
@@ -316,6 +335,7 @@ class StatsView:
     best_streak: int
     best_streak_anywhere: int
     per_tag: Sequence[tuple[str, int, int]]  # (tag, answered, correct)
+    reviews_due: int | None = None  # the member's own due review cards
 
 
 def _percent(part: int, whole: int) -> str:
@@ -331,6 +351,8 @@ def stats(view: StatsView, platform: str) -> OutMessage:
         f"Daily streak: {view.streak} (best here {view.best_streak}, "
         f"best anywhere {view.best_streak_anywhere})"
     )
+    if view.reviews_due is not None:
+        summary += f"\n{reviews_due_line(view.reviews_due)}"
     tags = "\n".join(
         f"{tag}: {_percent(correct, answered)} of {answered}"
         for tag, answered, correct in view.per_tag
@@ -352,19 +374,37 @@ def locked_in(slot: int) -> OutMessage:
 
 
 def daily_feedback(
-    slot: int, correct: bool, correct_slot: int, explanation: str, streak: int | None = None
+    slot: int,
+    correct: bool,
+    correct_slot: int,
+    explanation: str,
+    streak: int | None = None,
+    reviews_due: int | None = None,
 ) -> OutMessage:
     """The private reply to a click on an open (non-live) question; `streak` is
-    the member's daily streak in the channel after this answer."""
-    if correct:
-        text = f"✅ {letter(slot)} is right! {explanation}"
-        if streak:
-            text += f"\n🔥 {streak}-day streak"
-        return private(text)
-    text = f"❌ {letter(slot)} is not it: the answer is {letter(correct_slot)}. {explanation}"
-    if streak is not None:
+    the member's daily streak in the channel after this answer, `reviews_due`
+    how many of their review cards are due."""
+    text = _verdict(slot, correct, correct_slot, explanation)
+    if correct and streak:
+        text += f"\n🔥 {streak}-day streak"
+    if not correct and streak is not None:
         text += "\nYour daily streak starts again with the next daily question."
+    if reviews_due:
+        text += f"\n{reviews_due_line(reviews_due)}"
     return private(text)
+
+
+def _verdict(slot: int, correct: bool, correct_slot: int, explanation: str) -> str:
+    if correct:
+        return f"✅ {letter(slot)} is right! {explanation}"
+    return f"❌ {letter(slot)} is not it: the answer is {letter(correct_slot)}. {explanation}"
+
+
+def reviews_due_line(count: int) -> str:
+    if count == 0:
+        return "Reviews due: none"
+    noun = "review is" if count == 1 else "reviews are"
+    return f"📚 {count} {noun} due: `/quiz review`"
 
 
 def already_answered(slot: int | None) -> OutMessage:
@@ -588,7 +628,9 @@ def question_skipped() -> OutMessage:
 
 def forgotten(count: int) -> OutMessage:
     noun = "answer" if count == 1 else "answers"
-    return private(f"Done: I deleted your {count} {noun} and the stats built on them.")
+    return private(
+        f"Done: I deleted your {count} {noun}, the stats built on them and your review cards."
+    )
 
 
 def unknown_command(name: str) -> OutMessage:
@@ -598,7 +640,8 @@ def unknown_command(name: str) -> OutMessage:
 USAGE = (
     "Usage: `/quiz start [questions] [seconds] [bank] [tag]`, `/quiz stop`, "
     "`/quiz skip`, `/quiz leaderboard [channel|server] [week|month|all|streaks]`, "
-    "`/quiz stats [@user]`, `/quiz forget-me`, `/quiz config show`, "
+    "`/quiz stats [@user]`, `/quiz review [count]`, `/quiz export [missed|all]`, "
+    "`/quiz forget-me`, `/quiz config show`, "
     "`/quiz config set <setting> <value>`, "
     "`/quiz schedule daily <HH:MM> [timezone] [days] [bank=ID] [tag=TAG]`, "
     "`/quiz schedule leaderboard <day> <HH:MM> [timezone]`, `/quiz schedule show`, "
@@ -667,7 +710,9 @@ HELP = f"""\
 `/quiz stop`, `/quiz skip`: end the quiz or reveal the current question (moderators)
 `/quiz leaderboard [channel|server] [week|month|all|streaks]`: the top ten
 `/quiz stats [user]`: answers, accuracy, points and streaks
-`/quiz forget-me`: delete your answers and stats
+`/quiz review [count]`: practise your due questions privately (default 10)
+`/quiz export [missed|all]`: your missed (or all) questions as an Anki deck
+`/quiz forget-me`: delete your answers, stats and review cards
 `/quiz config show`, `/quiz config set <setting> <value>`: channel settings (moderators): \
 moderator-role, mentions on|off, timezone, daily-window, grace
 `/quiz schedule daily <HH:MM> [timezone] [days]`: a daily question here (moderators), \
@@ -687,7 +732,9 @@ COMMAND_DESCRIPTIONS = {
     "skip": "Reveal the open question now (moderators)",
     "leaderboard": "The top ten, for everyone to see",
     "stats": "Answers, accuracy, points and streaks",
-    "forget-me": "Delete your answers and stats",
+    "forget-me": "Delete your answers, stats and review cards",
+    "review": "Practise your due questions, privately",
+    "export": "Your missed (or all) questions as an Anki deck",
     "help": "How the quiz works",
     "config": "Channel settings",
     "config show": "Show this channel's settings",
@@ -713,6 +760,8 @@ OPTION_DESCRIPTIONS = {
     "days": "Days, e.g. mon-fri or mon,wed,fri (default: every day)",
     "day": "Day of the week to post on",
     "which": "Which schedule (default: both)",
+    "count": "How many cards at most (1–50, default 10)",
+    "questions_kind": "missed (default) or all the questions you answered",
 }
 
 
@@ -725,3 +774,146 @@ def help_message() -> OutMessage:
 
 def discord_server_only() -> OutMessage:
     return private("Quizzes run in server channels: use `/quiz` in a channel of a server.")
+
+
+# -- study: review cards and Anki export ------------------------------------------
+
+
+@dataclass(frozen=True)
+class ReviewCardView:
+    """A review card as the member sees it: `number` counts cards in this run."""
+
+    session_id: int
+    step: int
+    bank_title: str
+    question: Question
+    option_order: Sequence[int]
+    number: int
+    limit: int
+    due: int  # cards due now, this one included
+
+    def option(self, slot: int) -> str:
+        return self.question.options[self.option_order[slot]]
+
+
+def review_time(local: datetime) -> str:
+    """A review time in the channel's zone: `Thu 03 Dec 09:00`."""
+    return local.strftime("%a %d %b %H:%M")
+
+
+def review_card(view: ReviewCardView, platform: str, before: str = "") -> OutMessage:
+    """One card with its letter buttons; `before` is the verdict on the last one."""
+    title = escape_text(platform, f"Review · {view.bank_title}")
+    prompt = escape_text(platform, view.question.prompt)
+    slots = range(len(view.option_order))
+    options = "\n".join(
+        f"**{letter(slot)}.** {escape_text(platform, view.option(slot))}" for slot in slots
+    )
+    lead = f"{before}\n\n" if before else ""
+    body = f"{lead}{prompt}\n\n{options}"
+    buttons = tuple(
+        Button(review_custom_id(view.session_id, view.step, slot), letter(slot)) for slot in slots
+    )
+    plain = "\n".join(
+        f"{letter(slot)}. {escape_text(platform, view.option(slot))}" for slot in slots
+    )
+    footer = (
+        f"Card {view.number} of at most {view.limit} · {view.due} due · "
+        "only you see this; it does not change points or streaks"
+    )
+    text = f"{lead}{title}\n{prompt}\n{plain}"
+    return OutMessage(text=text, title=title, body=body, buttons=buttons, footer=footer)
+
+
+def review_verdict(
+    platform: str, slot: int, correct: bool, correct_slot: int, explanation: str
+) -> str:
+    return _verdict(slot, correct, correct_slot, escape_text(platform, explanation))
+
+
+def review_done(before: str, reviewed: int, next_review: str | None) -> OutMessage:
+    noun = "card" if reviewed == 1 else "cards"
+    text = f"{before}\n\nReview done: {reviewed} {noun}."
+    if next_review:
+        text += f" Next review: {next_review}"
+    return private(text)
+
+
+def nothing_to_review(next_review: str | None) -> OutMessage:
+    if next_review is None:
+        return private(
+            "Nothing to review yet. Questions you answer in quizzes and daily questions "
+            "come back here for review when they are due."
+        )
+    return private(f"Nothing to review. Next review: {next_review}")
+
+
+def review_not_yours() -> OutMessage:
+    return private("This review card belongs to someone else. `/quiz review` starts your own.")
+
+
+def review_already_answered() -> OutMessage:
+    return private("You already answered this card; your review continues below it.")
+
+
+def review_ended() -> OutMessage:
+    return private("This review has ended. `/quiz review` starts a new one.")
+
+
+def review_count_problem(value: str, low: int, high: int) -> OutMessage:
+    return private(
+        f"The number of cards must be a whole number from {low} to {high} (got {value})."
+    )
+
+
+ANKI_FIELDS = ("Prompt", "Options", "Answer", "Explanation")
+
+
+def anki_fields(question: Question) -> tuple[str, str, str, str]:
+    """A question's note fields (HTML): prompt, options lettered in bank order,
+    the answer, the explanation."""
+    options = "<br>".join(
+        f"<b>{letter(index)}.</b> {html.escape(option)}"
+        for index, option in enumerate(question.options)
+    )
+    right = question.options[question.answer_index]
+    answer = f"<b>{question.answer}.</b> {html.escape(right)}"
+    return html.escape(question.prompt), options, answer, html.escape(question.explanation)
+
+
+EXPORT_CHOICES = ("missed", "all")
+
+
+def export_file_name(which: str) -> str:
+    return f"quizmaster-{which}.apkg"
+
+
+def export_ready(which: str, count: int) -> OutMessage:
+    noun = "question" if count == 1 else "questions"
+    kind = "you missed" if which == "missed" else "you answered"
+    return private(
+        f"Your Anki deck: {count} {noun} {kind}. In Anki choose File → Import and pick "
+        f"{export_file_name(which)}; importing a newer export updates these cards."
+    )
+
+
+def nothing_to_export(which: str) -> OutMessage:
+    if which == "missed":
+        return private("No missed questions to export yet. `/quiz export all` exports every one.")
+    return private("No answered questions to export yet.")
+
+
+def export_choice_problem(value: str) -> OutMessage:
+    return private(f"Export `missed` (the default) or `all`, not `{value}`.")
+
+
+def file_sent_to_direct_messages() -> OutMessage:
+    return private("I sent your Anki deck to our direct messages.")
+
+
+def file_not_delivered(problem: str) -> OutMessage:
+    return private(f"I could not send you the file ({problem}). Please try again later.")
+
+
+def file_saved(path: str) -> OutMessage:
+    return private(f"Saved {path}")

@@ -10,6 +10,7 @@ from bot.clock import Clock
 from bot.quiz import render
 from bot.quiz.bank import Catalog
 from bot.quiz.channels import ChannelSettings
+from bot.quiz.review import Study
 from bot.quiz.rules import (
     LEADERBOARD_SIZE,
     STREAK_LEADERS,
@@ -36,7 +37,9 @@ class Scores:
         channels: ChannelSettings,
         catalog: Catalog,
         clock: Clock,
+        study: Study,
     ) -> None:
+        self.study = study
         self.store = store
         self.answers = answers
         self.channels = channels
@@ -91,6 +94,7 @@ class Scores:
             best_streak=best,
             best_streak_anywhere=best_anywhere,
             per_tag=[(tag, n, c) for tag, (n, c) in sorted(per_tag.items())],
+            reviews_due=await self.study.due_count(target.platform, user_id),
         )
 
     async def stats(self, target: Target, user_id: str) -> OutMessage:
@@ -104,7 +108,10 @@ class Scores:
         return await self.store.streak_leaders(channel_id, STREAK_LEADERS)
 
     async def forget_user(self, platform: str, user_id: str) -> int:
-        return await self.answers.forget_user(platform, user_id)
+        # The answers (their stats go with them), then the review cards.
+        forgotten = await self.answers.forget_user(platform, user_id)
+        await self.study.forget(platform, user_id)
+        return forgotten
 
 
 def _zone(name: str) -> ZoneInfo:

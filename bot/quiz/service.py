@@ -6,6 +6,7 @@ hold. It builds the use cases and hands each entry point to its own:
 - `posting.Posting`: delivering and closing/revealing posts (live and daily);
 - `scheduler.Scheduler`: daily questions and weekly leaderboards;
 - `scores.Scores`: leaderboards, stats, streaks, forgetting a member;
+- `review.Study`: review cards, `/quiz review` and the Anki export;
 - `channels.ChannelSettings`: channel settings;
 - `timers.Timers`: the timer loop;
 - `commands.Commands`: the `/quiz` command table.
@@ -32,6 +33,7 @@ from bot.quiz.connections import Connections
 from bot.quiz.jobs import Jobs
 from bot.quiz.live import LiveQuizzes
 from bot.quiz.posting import Posting
+from bot.quiz.review import Study
 from bot.quiz.rules import is_valid_id
 from bot.quiz.scheduler import Scheduler
 from bot.quiz.scores import Scores
@@ -60,7 +62,10 @@ class QuizService:
         self.answer_writer = AnswerWriter(repository.answers)
         wakeup = asyncio.Event()
         self.channels = ChannelSettings(repository.channels, self.connections, clock)
-        self.scores = Scores(repository.scores, repository.answers, self.channels, catalog, clock)
+        self.study = Study(repository.cards, catalog, clock, self.rng, self.channels)
+        self.scores = Scores(
+            repository.scores, repository.answers, self.channels, catalog, clock, self.study
+        )
         self.posting = Posting(
             repository,
             catalog,
@@ -69,13 +74,21 @@ class QuizService:
             self.connections,
             self.channels,
             self.scores,
+            self.study,
             wakeup.set,
         )
         self.live = LiveQuizzes(
             repository, catalog, clock, self.rng, self.connections, self.channels, self.posting
         )
         self.answers = Answers(
-            repository, self.answer_writer, catalog, clock, self.posting, self.scores, wakeup.set
+            repository,
+            self.answer_writer,
+            catalog,
+            clock,
+            self.posting,
+            self.scores,
+            self.study,
+            wakeup.set,
         )
         self.scheduler = Scheduler(
             repository,
@@ -97,10 +110,11 @@ class QuizService:
             self.posting,
             self.live,
             self.scheduler,
+            self.study,
             self.answer_writer,
             wakeup,
         )
-        self.commands = Commands(self.channels, self.live, self.scores, self.scheduler)
+        self.commands = Commands(self.channels, self.live, self.scores, self.scheduler, self.study)
 
     @property
     def adapters(self) -> dict[str, Adapter]:
@@ -133,6 +147,8 @@ class QuizService:
         if not _valid_ids(interaction.target, interaction.user_id):
             return render.malformed_id()
         try:
+            if render.parse_review_custom_id(interaction.custom_id) is not None:
+                return await self.study.answer(interaction)
             return await self.answers.answer(interaction)
         except Exception:
             log.exception("click %s failed in %s", interaction.custom_id, interaction.target)

@@ -1,13 +1,14 @@
 """The stores of every area, built over the database's two session factories.
 
 `Repository` only holds them: each query lives in the store of its area
-(channels, quizzes, posts, answers, schedules, scores)."""
+(channels, quizzes, posts, answers, schedules, scores, cards)."""
 
 from __future__ import annotations
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.storage.answers import AnswerStore
+from bot.storage.cards import CardStore
 from bot.storage.channels import ChannelStore
 from bot.storage.db import Database, session_factory
 from bot.storage.posts import PostStore
@@ -27,6 +28,7 @@ class Repository:
         self.answers = AnswerStore(writes, reads, dialect)
         self.schedules = ScheduleStore(writes, reads, dialect)
         self.scores = ScoreStore(writes, reads, dialect)
+        self.cards = CardStore(writes, reads, dialect)
 
     @property
     def engine(self) -> AsyncEngine:
