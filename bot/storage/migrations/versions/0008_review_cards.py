@@ -29,6 +29,10 @@ def _when(name: str, *, nullable: bool = True) -> sa.Column[object]:
 
 
 def upgrade() -> None:
+    if op.get_bind().dialect.name == "postgresql":
+        # 0006's recount, in the same transaction, can leave a streamed read of
+        # posts open, and PostgreSQL refuses to alter a table a cursor still reads.
+        op.execute("CLOSE ALL")
     with op.batch_alter_table("posts", schema=None) as batch_op:
         batch_op.add_column(_when("cards_applied_at"))
         batch_op.create_index(
