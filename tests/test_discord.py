@@ -8,13 +8,15 @@ take some seconds; everything finer-grained is tested through the core's tests.
 from __future__ import annotations
 
 import asyncio
+import io
 import logging
 import random
 import re
 import signal
+import zipfile
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -466,7 +468,7 @@ async def test_canary_login_ready_sync_and_interaction_shapes_match_the_pinned_d
     subcommands = {o["name"]: o for o in quiz["options"]}
     assert set(subcommands) == {
         "start", "stop", "skip", "leaderboard", "stats", "forget-me", "help", "config",
-        "schedule",
+        "schedule", "review", "export",
     }  # fmt: skip
     schedule = {o["name"]: o for o in subcommands["schedule"]["options"]}
     assert set(schedule) == {"daily", "leaderboard", "show", "off"}
@@ -759,3 +761,88 @@ async def test_with_mentions_off_a_markdown_name_is_shown_literally_in_reveal_an
 
     _, board = await bot.command("leaderboard", user=PLAYER, period="all")
     assert f"🥇 {ODD_SHOWN}: " in text_of(board)
+
+
+# -- the study loop ------------------------------------------------------------------------
+
+
+async def miss_two_questions(bot: Bot, catalog: Catalog, user: str) -> None:
+    """A two-question quiz in which `user` picks a wrong letter each time."""
+    _, started = await bot.command("start", questions=2, seconds=60)
+    assert text_of(started).startswith("Starting a quiz"), text_of(started)
+    for number, next_step in ((1, "skip"), (2, "stop")):
+        posted = await bot.fake.wait_for(
+            lambda n=number: len(bot.fake.questions(CHANNEL)) >= n and bot.fake.questions(CHANNEL)
+        )
+        question = posted[number - 1]
+        right = correct_letter(catalog, question)
+        wrong = next(b["label"] for b in buttons_of(question) if b["label"] != right)
+        assert (await bot.click(user, question, wrong)).startswith("Locked in")
+        await bot.command(next_step)
+
+
+async def click_reply(bot: Bot, user: str, shown: dict[str, Any], label: str) -> tuple[Any, str]:
+    [button] = [b for b in buttons_of(shown) if b["label"] == label]
+    token = await bot.fake.click_reply(GUILD, CHANNEL, user, shown, button["custom_id"])
+    reply, final = await bot.fake.reply(token)
+    return reply, final
+
+
+async def test_review_shows_due_cards_privately_and_a_click_rates_and_moves_on(
+    fake: FakeDiscord, database: Database, catalog: Catalog
+) -> None:
+    clock = ShiftedClock()
+    bot = await start_bot(fake, database, catalog, clock)
+    try:
+        reply, nothing = await bot.command("review", user=PLAYER)
+        assert reply.ephemeral
+        assert text_of(nothing).startswith("Nothing to review yet.")
+        await miss_two_questions(bot, catalog, PLAYER)
+        points_before = text_of((await bot.command("stats", user=PLAYER))[1])
+
+        _, soon = await bot.command("review", user=PLAYER)
+        assert re.match(
+            r"Nothing to review\. Next review: \w{3} \d\d \w{3} \d\d:\d\d$", text_of(soon)
+        )
+        clock.offset += timedelta(minutes=11)
+        reply, card = await bot.command("review", user=PLAYER, count=5)
+        assert reply.ephemeral
+        assert card["embeds"][0]["title"].startswith("Review · ")
+        assert [b["label"] for b in buttons_of(card)][:2] == ["A", "B"]
+        assert all(b["custom_id"].startswith("qm:r:") for b in buttons_of(card))
+        assert "Card 1 of at most 5 · 2 due" in text_of(card)
+
+        other, refused = await click_reply(bot, MOD, card, "A")
+        assert other.ephemeral
+        assert text_of(refused).startswith("This review card belongs to someone else")
+
+        answered, following = await click_reply(bot, PLAYER, card, "A")
+        assert answered.ephemeral
+        assert re.search(r"^(✅ A is right!|❌ A is not it)", text_of(following), re.M)
+        assert "Card 2 of at most 5" in text_of(following)
+        _, done = await click_reply(bot, PLAYER, following, "B")
+        assert "Review done: 2 cards." in text_of(done)
+        assert not buttons_of(done)
+        # Review answers change no points or streaks.
+        assert text_of((await bot.command("stats", user=PLAYER))[1]) == points_before
+    finally:
+        await bot.stop()
+
+
+async def test_export_replies_privately_with_the_anki_file_attached(
+    bot: Bot, fake: FakeDiscord, catalog: Catalog
+) -> None:
+    await miss_two_questions(bot, catalog, PLAYER)
+    reply, final = await bot.command("export", user=PLAYER)
+    assert reply.ephemeral
+    assert text_of(final).startswith("Your Anki deck: 2 questions you missed.")
+    [(name, data)] = reply.uploads.items()
+    assert name == "quizmaster-missed.apkg"
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        assert "collection.anki2" in archive.namelist()
+    # Nothing was posted in the channel for everyone.
+    assert not [m for m in fake.posted(CHANNEL) if "Anki" in text_of(m)]
+
+    reply, nothing = await bot.command("export", user=MOD, questions="all")
+    assert text_of(nothing) == "No answered questions to export yet."
+    assert not reply.uploads

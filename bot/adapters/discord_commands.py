@@ -18,6 +18,7 @@ from bot.quiz.bank import Catalog
 from bot.quiz.render import COMMAND_DESCRIPTIONS as COMMANDS
 from bot.quiz.render import OPTION_DESCRIPTIONS as OPTIONS
 from bot.quiz.rules import MAX_QUESTIONS, MAX_SECONDS, MIN_QUESTIONS, MIN_SECONDS
+from bot.quiz.study import MAX_REVIEW_COUNT, MIN_REVIEW_COUNT
 
 Runner = Callable[[discord.Interaction[Any], str, dict[str, str]], Awaitable[None]]
 CHOICES_LIMIT = 25  # Discord shows at most 25 autocomplete choices
@@ -107,6 +108,22 @@ def quiz_group(run: Runner, catalog: Callable[[], Catalog]) -> app_commands.Grou
     @quiz.command(name="forget-me", description=COMMANDS["forget-me"])
     async def forget_me(interaction: discord.Interaction[Any]) -> None:
         await run(interaction, "forget-me", {})
+
+    @quiz.command(name="review", description=COMMANDS["review"])
+    @app_commands.describe(count=OPTIONS["count"])
+    async def review(
+        interaction: discord.Interaction[Any],
+        count: app_commands.Range[int, MIN_REVIEW_COUNT, MAX_REVIEW_COUNT] | None = None,
+    ) -> None:
+        await run(interaction, "review", {"count": str(count)} if count is not None else {})
+
+    @quiz.command(name="export", description=COMMANDS["export"])
+    @app_commands.describe(questions=OPTIONS["questions_kind"])
+    async def export(
+        interaction: discord.Interaction[Any],
+        questions: Literal["missed", "all"] = "missed",
+    ) -> None:
+        await run(interaction, "export", {"which": questions})
 
     @quiz.command(name="help", description=COMMANDS["help"])
     async def help_(interaction: discord.Interaction[Any]) -> None:

@@ -4,6 +4,7 @@ row of letter buttons that keep working across restarts."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from io import BytesIO
 from typing import Any
 
 import discord
@@ -100,6 +101,11 @@ def payload(message: OutMessage) -> dict[str, Any]:
     made = view(message)
     if made is not None:
         kwargs["view"] = made
+    if message.attachment is not None:
+        # Sent as a multipart upload with the (private) reply.
+        kwargs["file"] = discord.File(
+            BytesIO(message.attachment.data), filename=message.attachment.filename
+        )
     return kwargs
 
 

@@ -35,6 +35,8 @@ EPHEMERAL = 1 << 6
 
 
 BODY = web.RequestKey("body", object)
+# Where a multipart request's files land in its recorded body: name → bytes.
+UPLOADS = "uploads"
 
 
 def _json(data: Any, *, status: int = 200, headers: dict[str, str] | None = None) -> web.Response:
@@ -194,6 +196,14 @@ class Reply:
         if self.original_edits:
             return self.original_edits[-1]
         return None
+
+    @property
+    def uploads(self) -> dict[str, bytes]:
+        """Files sent with the answer (multipart), by file name."""
+        found: dict[str, bytes] = dict((self.callback or {}).get(UPLOADS) or {})
+        for followup in self.followups:
+            found.update(followup.get(UPLOADS) or {})
+        return found
 
     @property
     def ephemeral(self) -> bool:
@@ -448,6 +458,18 @@ class FakeDiscord:
         await self.dispatch("INTERACTION_CREATE", payload)
         return token
 
+    async def click_reply(
+        self, guild_id: str, channel_id: str, user_id: str, shown: dict[str, Any], custom_id: str
+    ) -> str:
+        """Inject a click on a button of a private (ephemeral) reply the bot sent,
+        given as the reply's message data; returns the token."""
+        message = self._message(channel_id, shown, EPHEMERAL)
+        data = {"custom_id": custom_id, "component_type": 2}
+        token, payload = self._interaction(3, guild_id, channel_id, user_id, data)
+        payload["message"] = message
+        await self.dispatch("INTERACTION_CREATE", payload)
+        return token
+
     def command_payload(self, name: str, guild_id: str) -> dict[str, Any]:
         for scope in (guild_id, "global"):
             for command in self.commands.get(scope, []):
@@ -500,7 +522,15 @@ class FakeDiscord:
             return await request.json()
         if request.content_type.startswith("multipart/"):
             form = await request.post()
-            return json.loads(str(form.get("payload_json", "{}")))
+            body = json.loads(str(form.get("payload_json", "{}")))
+            files = {
+                value.filename: value.file.read()
+                for value in form.values()
+                if isinstance(value, web.FileField)
+            }
+            if files:
+                body[UPLOADS] = files
+            return body
         return await request.text()
 
     def _injected_failure(self, method: str, path: str, *, before: bool) -> web.Response | None:
