@@ -6,12 +6,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import html
+import io
 import json
 import random
 import re
 import socket
 import time
 import uuid
+import zipfile
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
@@ -42,6 +44,7 @@ from tests.fakes.fake_slack import (
     Call,
     FakeSlack,
     SignedSender,
+    buttons_in,
     click_payload,
     shown_options,
     slash_payload,
@@ -652,6 +655,8 @@ def test_the_manifest_declares_the_command_scopes_interactivity_and_socket_mode(
         "users_info": "users:read",
         "usergroups_list": "usergroups:read",
         "usergroups_users_list": "usergroups:read",
+        "conversations_open": "im:write",
+        "files_upload_v2": "files:write",
     }
     source = "".join(path.read_text() for path in (ROOT / "bot/adapters").glob("slack_*.py"))
     called = set(re.findall(r"client\.(\w+)\(", source))
@@ -660,3 +665,86 @@ def test_the_manifest_declares_the_command_scopes_interactivity_and_socket_mode(
     settings = manifest["settings"]
     assert settings["interactivity"]["is_enabled"] is True
     assert settings["socket_mode_enabled"] is True
+
+
+# -- the study loop ----------------------------------------------------------------
+
+
+async def miss_two_questions(slack: Slack, user: str) -> None:
+    """A two-question quiz in which `user` picks a wrong letter each time."""
+    assert (await slack.command("start 2 60")).text.startswith("Starting a quiz")
+    for number, step in ((0, "skip"), (1, "stop")):
+        question = await slack.next_question(after=number)
+        assert await slack.click(question, slack.letter(question, correct=False), user) == 200
+        await slack.command(step)
+
+
+async def click_private(slack: Slack, shown: list[dict[str, Any]], letter: str, user: str) -> None:
+    value = buttons_in(shown)[letter]
+    body = click_payload(
+        value,
+        letter,
+        user=user,
+        channel=CHANNEL,
+        message_ts=f"{time.time():.6f}",
+        response_url=slack.fake.response_url(f"click-{uuid.uuid4().hex}"),
+    )
+    assert slack.sender is not None
+    status, _ = await slack.sender.click(body)
+    assert status == 200
+
+
+async def test_review_cards_are_private_clicked_in_turn_and_refused_to_others(
+    make_slack: MakeSlack,
+) -> None:
+    clock = ShiftedClock()
+    slack = await make_slack(clock=clock)
+    fake = slack.fake
+    nothing = await slack.command("review", user=MEMBER)
+    assert nothing.private and nothing.text.startswith("Nothing to review yet.")
+    await miss_two_questions(slack, MEMBER)
+
+    soon = await slack.command("review", user=MEMBER)
+    assert re.match(r"Nothing to review\. Next review: \w{3} \d\d \w{3} \d\d:\d\d$", soon.text)
+    clock.offset += timedelta(minutes=11)
+    card = await slack.command("review 3", user=MEMBER)
+    assert card.private and card.text.startswith("Review · ")
+    shown = card.body["blocks"]
+    assert all(value.startswith("qm:r:") for value in buttons_in(shown).values())
+
+    await click_private(slack, shown, "A", HOST)
+    [refused] = await fake.wait_for(lambda: fake.ephemerals(HOST), what="the refusal")
+    assert refused.text.startswith("This review card belongs to someone else")
+
+    await click_private(slack, shown, "A", MEMBER)
+    [following] = await fake.wait_for(lambda: fake.ephemerals(MEMBER)[2:], what="the next card")
+    assert re.match(r"(✅ A is right!|❌ A is not it)", following.text)
+    assert buttons_in(following.blocks)
+    await click_private(slack, following.blocks, "B", MEMBER)
+    [done] = await fake.wait_for(lambda: fake.ephemerals(MEMBER)[3:], what="the end")
+    assert "Review done: 2 cards." in done.text and not done.buttons()
+
+
+async def test_export_arrives_as_a_file_in_the_members_direct_message(
+    make_slack: MakeSlack,
+) -> None:
+    slack = await make_slack()
+    fake = slack.fake
+    await miss_two_questions(slack, MEMBER)
+    reply = await slack.command("export", user=MEMBER)
+    assert reply.private and reply.text == "I sent your Anki deck to our direct messages."
+    [shared] = fake.shared_files()
+    assert shared.channel == f"D{MEMBER}" and shared.filename == "quizmaster-missed.apkg"
+    assert (shared.initial_comment or "").startswith("Your Anki deck: 2 questions you missed.")
+    with zipfile.ZipFile(io.BytesIO(shared.data)) as archive:
+        assert "collection.anki2" in archive.namelist()
+    [opened] = fake.calls_to("conversations.open")
+    assert opened.params["users"] == MEMBER
+    assert not [post for post in fake.posts() if "Anki" in post.text]
+
+    fake.fail("files.completeUploadExternal", "not_allowed_token_type", times=1)
+    failed = await slack.command("export all", user=MEMBER)
+    assert failed.private
+    assert failed.text == (
+        "I could not send you the file (not_allowed_token_type). Please try again later."
+    )

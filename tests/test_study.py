@@ -15,8 +15,8 @@ from pathlib import Path
 from bot.chat import Interaction, OutMessage, Target
 from bot.quiz.bank import Question
 from bot.quiz.review import APPLY_GRACE
-from bot.quiz.study import review as _review
 from bot.quiz.service import QuizService
+from bot.quiz.study import review as _review
 from bot.storage.records import NewAnswer
 from tests.conftest import CHANNEL, Host, restart, run_until, shown_options
 

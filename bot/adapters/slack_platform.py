@@ -53,7 +53,8 @@ SOCKET_CONNECT_TIMEOUT = 30.0
 ACK_WITHIN = 2.5
 # How long closing waits for requests and listeners still running.
 DRAIN_SECONDS = 10.0
-ANSWER_ACTION = re.compile(r"^qm:a:")
+# Answer and review buttons; the service tells them apart.
+ANSWER_ACTION = re.compile(r"^qm:[ar]:")
 # `/quiz config set moderator-group @quiz-hosts` arrives escaped as
 # <!subteam^S123|@quiz-hosts>; keep the readable handle (or the id).
 _SUBTEAM = re.compile(r"<!subteam\^([A-Z0-9]+)(?:\|@?([^>]*))?>")
@@ -268,7 +269,10 @@ class SlackPlatform:
         self, target: Target, user_id: str, reply: OutMessage, respond: AsyncRespond
     ) -> None:
         """Through the command's response_url (works even where the bot is no
-        member); if that fails, as an ephemeral or channel message."""
+        member); if that fails, as an ephemeral or channel message. A file goes
+        to the member's direct message with the bot, and the reply says so."""
+        if reply.attachment is not None:
+            reply = await self.adapter.file_to_direct_message(user_id, reply)
         kind = "in_channel" if reply.public else "ephemeral"
         try:
             sent = await respond(
