@@ -21,8 +21,10 @@ T = TypeVar("T")
 app = typer.Typer(help="Quizmaster: a quiz-master bot for Discord, Slack and the terminal.")
 questions_app = typer.Typer(help="Validate, list and export question banks.")
 db_app = typer.Typer(help="Database maintenance.")
+export_app = typer.Typer(help="Export a member's questions for study elsewhere.")
 app.add_typer(questions_app, name="questions")
 app.add_typer(db_app, name="db")
+app.add_typer(export_app, name="export")
 
 
 def _settings() -> Settings:
@@ -98,6 +100,56 @@ def play(
             )
 
     raise typer.Exit(_run_on_database(settings, main()))
+
+
+@app.command()
+def review(
+    count: Annotated[int, typer.Option(min=1, max=50, help="How many cards at most (1–50)")] = 10,
+) -> None:
+    """Review your due questions in the terminal (platform console, user local)."""
+    from bot.console import review as review_cards
+    from bot.runner import open_runtime
+
+    settings = _settings()
+    _logging(settings, quiet=True)
+
+    async def main() -> int:
+        async with open_runtime(settings) as runtime:
+            return await review_cards(runtime.service, count=count)
+
+    raise typer.Exit(_run_on_database(settings, main()))
+
+
+@export_app.command("anki")
+def export_anki(
+    platform: Annotated[str, typer.Option(help="discord, slack or console")],
+    user: Annotated[str, typer.Option(help="The member's platform user id (console: local)")],
+    out: Annotated[Path, typer.Option(help="The .apkg file to write")],
+    every: Annotated[
+        bool, typer.Option("--all", help="Every answered question, not only the missed ones")
+    ] = False,
+) -> None:
+    """Write a member's missed (or all answered) questions as an Anki package."""
+    from bot.quiz import render
+    from bot.runner import open_runtime
+
+    settings = _settings()
+    _logging(settings, quiet=True)
+
+    async def main() -> tuple[int, bytes]:
+        async with open_runtime(settings) as runtime:
+            return await runtime.service.study.package(platform, user, every=every)
+
+    count, data = _run_on_database(settings, main())
+    if not count:
+        typer.echo(render.nothing_to_export("all" if every else "missed").text, err=True)
+        raise typer.Exit(1)
+    try:
+        out.write_bytes(data)
+    except OSError as error:
+        typer.echo(f"Cannot write {out}: {error.strerror or error}", err=True)
+        raise typer.Exit(1) from None
+    typer.echo(f"Wrote {count} question(s) to {out}.")
 
 
 @app.command("forget-user")
