@@ -356,3 +356,14 @@ def test_typed_review_and_export_commands() -> None:
 async def test_a_review_click_with_a_malformed_member_id_is_refused(service: QuizService) -> None:
     reply = await service.handle_click(Interaction(CHANNEL, "bad id", "qm:r:1:0:0"))
     assert "malformed" in reply.text
+
+
+async def test_a_new_review_ends_the_members_earlier_one(host: Host) -> None:
+    await quiz_round(host, {"ana": False})
+    await quiz_round(host, {"ana": False})
+    host.clock.advance(3600)
+    old = await review(host, "ana")
+    new = await review(host, "ana")
+    stale = await click_card(host, old, "ana", old.buttons[0].label)
+    assert stale.text.startswith("This review has ended")
+    assert (await click_card(host, new, "ana", new.buttons[0].label)).buttons

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 
-from bot.chat import Button, ButtonStyle, Field, OutMessage
+from bot.chat import Attachment, Button, ButtonStyle, Field, OutMessage
 from bot.quiz.bank import LETTERS, Question
 from bot.quiz.escape import escape_name, escape_text
 from bot.quiz.rules import (
@@ -888,13 +888,14 @@ def export_file_name(which: str) -> str:
     return f"quizmaster-{which}.apkg"
 
 
-def export_ready(which: str, count: int) -> OutMessage:
+def export_ready(which: str, count: int, deck: Attachment) -> OutMessage:
     noun = "question" if count == 1 else "questions"
     kind = "you missed" if which == "missed" else "you answered"
-    return private(
+    text = (
         f"Your Anki deck: {count} {noun} {kind}. In Anki choose File → Import and pick "
-        f"{export_file_name(which)}; importing a newer export updates these cards."
+        f"{deck.filename}; importing a newer export updates these cards."
     )
+    return replace(private(text), attachment=deck)
 
 
 def nothing_to_export(which: str) -> OutMessage:

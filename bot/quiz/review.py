@@ -194,9 +194,7 @@ class Study:
         count, data = await self.package(target.platform, user_id, every=which == "all")
         if not count:
             return render.nothing_to_export(which)
-        attachment = Attachment(render.export_file_name(which), data)
-        message = render.export_ready(which, count)
-        return OutMessage(text=message.text, body=message.body, attachment=attachment)
+        return render.export_ready(which, count, Attachment(render.export_file_name(which), data))
 
     async def package(self, platform: str, user_id: str, *, every: bool) -> tuple[int, bytes]:
         """The member's missed (or every answered) question as `.apkg` bytes,

@@ -162,6 +162,9 @@ class CardStore(Store):
             for row in rows
             if row.id in fresh
         ]
+        # Card key order, so concurrent writers on PostgreSQL lock rows in one
+        # order; a card's own answers stay in the order they were given.
+        recalls.sort(key=lambda item: (item[0], item[1], item[2].question_id, item[2].at))
         for platform, user_id, recall in recalls:
             await self._review(session, platform, user_id, recall, reviewer)
         return len(recalls)
@@ -266,7 +269,14 @@ class CardStore(Store):
         correct_slot: int,
         now: datetime,
     ) -> int:
+        """A new review run for the member; it replaces their earlier one (whose
+        buttons then say the review has ended), so each member keeps one row."""
         async with self._sessions.begin() as session:
+            await session.execute(
+                delete(ReviewSession).where(
+                    ReviewSession.platform == target.platform, ReviewSession.user_id == user_id
+                )
+            )
             made = await session.execute(
                 self._insert(ReviewSession)
                 .values(

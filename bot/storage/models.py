@@ -367,7 +367,12 @@ class ReviewSession(Base):
     a click works after a restart and an old card's click is recognised."""
 
     __tablename__ = "review_sessions"
-    __table_args__ = (Index("ix_review_sessions_user", "platform", "user_id"),)
+    # AUTOINCREMENT: SQLite would otherwise hand a deleted session's id to the
+    # next one, and an old card's buttons would then act on the new run.
+    __table_args__ = (
+        Index("ix_review_sessions_user", "platform", "user_id"),
+        {"sqlite_autoincrement": True},
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     platform: Mapped[str] = mapped_column(String(16))

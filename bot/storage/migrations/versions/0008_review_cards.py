@@ -81,6 +81,7 @@ def upgrade() -> None:
         sa.Column("option_order", sa.JSON(), nullable=False),
         sa.Column("correct_slot", sa.Integer(), nullable=False),
         _when("shown_at", nullable=False),
+        sqlite_autoincrement=True,
     )
     op.create_index("ix_review_sessions_user", "review_sessions", ["platform", "user_id"])
 
