@@ -367,3 +367,46 @@ async def test_a_new_review_ends_the_members_earlier_one(host: Host) -> None:
     stale = await click_card(host, old, "ana", old.buttons[0].label)
     assert stale.text.startswith("This review has ended")
     assert (await click_card(host, new, "ana", new.buttons[0].label)).buttons
+
+
+async def test_cards_follow_the_member_to_other_channels_of_the_platform(host: Host) -> None:
+    missed = await quiz_round(host, {"ana": False})
+    host.clock.advance(3600)
+    elsewhere = Target(CHANNEL.platform, "another-community", "another-channel")
+    card = await review(host, "ana", elsewhere)
+    assert question_on(host, card) == missed
+    following = await click_card(host, card, "ana", letter_for(host, card, correct=True), elsewhere)
+    assert "Review done: 1 card." in following.text
+
+
+async def test_the_terminal_saves_an_exported_deck_and_types_letters_for_review_cards(
+    host: Host, tmp_path: Path
+) -> None:
+    from bot.adapters.console import CONSOLE_TARGET, LOCAL_USER, ConsoleAdapter
+    from bot.chat import Command
+
+    shown = io.StringIO()
+    console = ConsoleAdapter(shown, save_to=tmp_path)
+    host.service.register(console)
+    await host.command("start", CONSOLE_TARGET, user=LOCAL_USER, questions=1, seconds=30)
+    assert console.open_question is not None
+    click = console.click_for("A")
+    assert click is not None
+    await host.service.handle_click(click)
+    await host.service.stop(CONSOLE_TARGET)
+
+    export = Command("export", CONSOLE_TARGET, LOCAL_USER, args={"which": "all"})
+    await console.reply_private(export, await host.service.handle_command(export))
+    saved = tmp_path / "quizmaster-all.apkg"
+    assert f"Saved {saved}" in shown.getvalue()
+    assert len(open_package(saved.read_bytes())) == 1
+
+    host.clock.advance(30 * 86400)
+    start = Command("review", CONSOLE_TARGET, LOCAL_USER)
+    await console.reply_private(start, await host.service.handle_command(start))
+    assert console.open_card is not None and "Type one of A, B" in shown.getvalue()
+    typed = console.click_for("a")
+    assert typed is not None and typed.custom_id.startswith("qm:r:")
+    await console.reply_private(typed, await host.service.handle_click(typed))
+    assert console.open_card is None
+    assert "Review done: 1 card." in shown.getvalue()
