@@ -680,6 +680,10 @@ def too_slow() -> OutMessage:
     )
 
 
+def form_too_slow() -> OutMessage:
+    return private("Opening the form took me too long; please run the command again.")
+
+
 def restarting() -> OutMessage:
     return private("The bot is restarting; please try again in a moment.")
 
