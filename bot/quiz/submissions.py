@@ -40,8 +40,10 @@ def parse_submission(values: Mapping[str, str]) -> tuple[dict[str, Any] | None, 
     tags are separated by commas, semicolons or spaces."""
     errors: dict[str, str] = {}
     for spec in render.SUBMISSION_FIELDS:
-        if len(values.get(spec.key, "")) > spec.max_length:
-            errors[spec.key] = f"at most {spec.max_length} characters"
+        if len(values.get(spec.key, "").strip()) > spec.max_length:
+            errors[spec.key] = render.field_problem(
+                spec.key, f"at most {spec.max_length} characters"
+            )
     if errors:
         return None, errors
     options = [line.strip() for line in values.get("options", "").splitlines() if line.strip()]
