@@ -222,7 +222,9 @@ def test_the_form_is_checked_by_the_bank_schema() -> None:
     assert not errors and question is not None
     assert question["answer"] == "B" and question["tags"] == ["collectives", "ddp"]
     assert question["options"] == ["all_reduce", "broadcast", "scatter"]
-    _, errors = parse_submission(values(prompt=" ", explanation="x" * 1001))
-    assert set(errors) == {"prompt", "explanation"}
+    _, errors = parse_submission(values(prompt=" ", explanation="x" * 999))
+    assert set(errors) == {"prompt"} and "empty" in errors["prompt"]
+    _, errors = parse_submission(values(explanation="x" * 1001))
+    assert set(errors) == {"explanation"}
     _, errors = parse_submission(values(options="x\n" * 2000))
     assert "at most" in errors["options"]
