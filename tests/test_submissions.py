@@ -227,4 +227,4 @@ def test_the_form_is_checked_by_the_bank_schema() -> None:
     _, errors = parse_submission(values(explanation="x" * 1001))
     assert set(errors) == {"explanation"}
     _, errors = parse_submission(values(options="x\n" * 2000))
-    assert "at most" in errors["options"]
+    assert "At most 1600 characters" in errors["options"]
