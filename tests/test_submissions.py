@@ -5,10 +5,14 @@ and removal. The platforms' forms are tested in test_discord.py and test_slack.p
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
+
+import yaml
 
 from bot.chat import FormSubmission, Interaction, OutMessage, Target
 from bot.quiz import render
+from bot.quiz.bank import load_banks
 from bot.quiz.submissions import MAX_PENDING, parse_submission
 from tests.conftest import CHANNEL, OTHER_CHANNEL, Host
 
@@ -228,3 +232,22 @@ def test_the_form_is_checked_by_the_bank_schema() -> None:
     assert set(errors) == {"explanation"}
     _, errors = parse_submission(values(options="x\n" * 2000))
     assert "At most 1600 characters" in errors["options"]
+
+
+def test_bank_files_cannot_take_the_community_bank_or_its_ids(tmp_path: Path) -> None:
+    def bank(bank_id: str, question_id: str) -> dict[str, Any]:
+        question = {
+            "id": question_id,
+            "prompt": "Which?",
+            "options": ["One", "Two"],
+            "answer": "A",
+            "explanation": "One.",
+        }
+        return {"id": bank_id, "title": "T", "questions": [question]}
+
+    (tmp_path / "a.yaml").write_text(yaml.safe_dump(bank("community", "fine-1")))
+    (tmp_path / "b.yaml").write_text(yaml.safe_dump(bank("other", "community-1")))
+    catalog, problems = load_banks([tmp_path], log_problems=False)
+    assert catalog.banks == {}
+    assert "reserved for the community's own bank" in str(problems[0])
+    assert "reserved for community questions" in str(problems[1])

@@ -19,12 +19,12 @@ from pydantic import ValidationError
 
 from bot.chat import Target
 from bot.clock import Clock
-from bot.quiz.bank import Bank, Catalog, Question
+from bot.quiz.bank import RESERVED_BANK, Bank, Catalog, Question
 from bot.storage.submissions import SubmissionInfo, SubmissionStore, submission_id
 
 log = logging.getLogger(__name__)
 
-COMMUNITY_BANK = "community"
+COMMUNITY_BANK = RESERVED_BANK
 COMMUNITY_TITLE = "Community questions"
 # How long a community's list of questions is reused before it is read again:
 # another process's accept or remove shows within this time.

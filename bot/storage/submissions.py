@@ -21,8 +21,8 @@ PENDING = "pending"
 ACCEPTED = "accepted"
 REJECTED = "rejected"
 REMOVED = "removed"
-# Question ids of community questions: never a bank file's (those ids are
-# checked by the bank schema, and no shipped bank uses this prefix).
+# Question ids of community questions: never a bank file's (the bank schema
+# refuses this prefix in files; bot.quiz.bank.RESERVED_PREFIX).
 QUESTION_PREFIX = "community-"
 
 

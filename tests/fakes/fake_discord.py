@@ -4,7 +4,8 @@ The real discord.py client logs in against it, syncs commands, receives READY
 and GUILD_CREATE, heartbeats and resumes; tests inject INTERACTION_CREATE
 payloads (slash commands, button clicks, autocomplete, modal submits) and read
 back every REST call the bot made, including modals opened (callback type 9)
-and direct messages (a DM channel from POST /users/@me/channels). Errors (429, 403, 404) can be injected per route.
+and direct messages (a DM channel from POST /users/@me/channels). Errors (429,
+403, 404) can be injected per route.
 """
 
 from __future__ import annotations
