@@ -5,16 +5,17 @@ and removal. The platforms' forms are tested in test_discord.py and test_slack.p
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from bot.chat import FormSubmission, Interaction, OutMessage, Target
+from bot.chat import Command, FormSubmission, Interaction, OutMessage, Target
 from bot.quiz import render
 from bot.quiz.bank import load_banks
 from bot.quiz.submissions import MAX_PENDING, parse_submission
-from tests.conftest import CHANNEL, OTHER_CHANNEL, Host
+from tests.conftest import CHANNEL, OTHER_CHANNEL, Host, restart, run_until, shown_options
 
 ELSEWHERE = Target("test", "guild-2", "chan-9")
 
@@ -144,8 +145,6 @@ async def test_an_answer_to_a_community_question_counts(host: Host) -> None:
 
 
 def host_options(message: OutMessage) -> dict[str, str]:
-    from tests.conftest import shown_options
-
     return shown_options(message)
 
 
@@ -216,8 +215,6 @@ async def test_a_moderator_removes_a_community_question(host: Host) -> None:
 
 
 def _command(name: str, target: Target, question_id: str) -> Any:
-    from bot.chat import Command
-
     return Command(name, target, "mod", is_moderator=True, args={"id": question_id})
 
 
@@ -251,3 +248,43 @@ def test_bank_files_cannot_take_the_community_bank_or_its_ids(tmp_path: Path) ->
     assert catalog.banks == {}
     assert "reserved for the community's own bank" in str(problems[0])
     assert "reserved for community questions" in str(problems[1])
+
+
+async def accept_one(host: Host, target: Target = CHANNEL, **given: Any) -> str:
+    """Submit and accept a question; its question id."""
+    await submit(host, target=target, **given)
+    card = await host.service.handle_command(
+        Command("submissions", target, "mod", is_moderator=True)
+    )
+    custom_id = button(card, "Accept")
+    accepted = await host.service.handle_click(
+        Interaction(target, "mod", custom_id, moderator_check=_yes)
+    )
+    return next(word.rstrip(":") for word in accepted.text.split() if word.startswith("community-"))
+
+
+async def test_a_daily_schedule_draws_the_community_bank(host: Host) -> None:
+    await accept_one(host)
+    saved = await host.command("schedule", action="daily", time="10:00", bank="community")
+    assert "daily 10:00" in saved.text, saved.text
+    posted = await run_until(host, host.clock.now() + timedelta(hours=2))
+    [(_, sent)] = posted
+    assert "Which collective sums gradients" in sent.message.text
+    # Another community cannot schedule it: it has no community questions.
+    elsewhere = await host.command(
+        "schedule", ELSEWHERE, action="daily", time="10:00", bank="community"
+    )
+    assert elsewhere.text == render.no_questions("community", None).text
+
+
+async def test_a_community_question_is_revealed_after_a_restart(host: Host) -> None:
+    await accept_one(host)
+    await host.start(CHANNEL, questions=1, bank="community")
+    # A new process knows nothing of the community bank until it reads a post of it.
+    deadline = host.current(CHANNEL).message.deadline
+    assert deadline is not None
+    after = restart(host)
+    after.clock.set(deadline)
+    await after.service.tick()
+    [(_, revealed)] = after.adapter.edits
+    assert "all_reduce leaves the sum on every rank." in revealed.text
