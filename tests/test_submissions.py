@@ -5,7 +5,8 @@ and removal. The platforms' forms are tested in test_discord.py and test_slack.p
 
 from __future__ import annotations
 
-from datetime import timedelta
+import json
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,10 @@ from bot.chat import Command, FormSubmission, Interaction, OutMessage, Target
 from bot.quiz import render
 from bot.quiz.bank import load_banks
 from bot.quiz.submissions import MAX_PENDING, parse_submission
+from bot.storage.db import open_database
+from bot.storage.repository import Repository
 from tests.conftest import CHANNEL, OTHER_CHANNEL, Host, restart, run_until, shown_options
+from tests.test_cli import run_cli
 
 ELSEWHERE = Target("test", "guild-2", "chan-9")
 
@@ -288,3 +292,44 @@ async def test_a_community_question_is_revealed_after_a_restart(host: Host) -> N
     await after.service.tick()
     [(_, revealed)] = after.adapter.edits
     assert "all_reduce leaves the sum on every rank." in revealed.text
+
+
+async def test_the_command_line_lists_and_exports_community_banks_with_authors(
+    tmp_path: Path,
+) -> None:
+    assert run_cli("db", "upgrade", cwd=tmp_path).returncode == 0
+    database = open_database(f"sqlite+aiosqlite:///{tmp_path / 'data' / 'quizmaster.db'}")
+    try:
+        store = Repository(database).submissions
+        question, _ = parse_submission(values())
+        assert question is not None
+        made = await store.submit(
+            platform="slack",
+            community="T0TEAM",
+            channel="C1",
+            author_id="U0AUTHOR",
+            author_name="ada",
+            question=question,
+            now=datetime.now(UTC),
+            limit=MAX_PENDING,
+        )
+        assert made is not None
+        await store.review(
+            "slack",
+            "T0TEAM",
+            made.id,
+            accept=True,
+            reviewer="U0MOD",
+            reason=None,
+            now=datetime.now(UTC),
+        )
+    finally:
+        await database.dispose()
+    listing = run_cli("questions", "list", cwd=tmp_path)
+    assert "community\t1 questions\tCommunity questions (slack T0TEAM)" in listing.stdout
+    exported = json.loads(run_cli("questions", "export", "--format", "json", cwd=tmp_path).stdout)
+    [bank] = [b for b in exported["banks"] if b["id"] == "community"]
+    assert (bank["platform"], bank["community"]) == ("slack", "T0TEAM")
+    [entry] = bank["questions"]
+    assert entry["id"] == made.question_id and entry["author"] == "U0AUTHOR"
+    assert entry["options"][entry["answer"]] == "all_reduce"

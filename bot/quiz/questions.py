@@ -13,7 +13,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 from datetime import datetime, timedelta
+from itertools import groupby
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -112,3 +114,38 @@ class Questions:
         if question_id in self._cached:
             return self.community_bank
         return self.catalog.bank_of(question_id)
+
+
+def export_community(rows: Iterable[SubmissionInfo]) -> list[dict[str, Any]]:
+    """Each community's bank in the export format (`bank.export`), with the
+    platform and community it belongs to and each question's author."""
+    banks = []
+    for (platform, community), group in groupby(rows, lambda row: (row.platform, row.community)):
+        questions = []
+        for row in group:
+            question = as_question(row)
+            if question is None:
+                continue
+            questions.append(
+                {
+                    "id": question.id,
+                    "prompt": question.prompt,
+                    "options": list(question.options),
+                    "answer": question.answer_index,
+                    "explanation": question.explanation,
+                    "tags": list(question.tags),
+                    "difficulty": question.difficulty.value,
+                    "author": row.author_id,
+                    "author_name": row.author_name,
+                }
+            )
+        banks.append(
+            {
+                "id": COMMUNITY_BANK,
+                "title": COMMUNITY_TITLE,
+                "platform": platform,
+                "community": community,
+                "questions": questions,
+            }
+        )
+    return banks
