@@ -659,6 +659,8 @@ def test_the_manifest_declares_the_command_scopes_interactivity_and_socket_mode(
     called = set(re.findall(r"client\.(\w+)\(", source))
     assert called and called <= set(needs), called - set(needs)
     assert {needs[method] for method in called} - {None} <= scopes
+    # Authors hear the review outcome in the app's Messages tab.
+    assert features["app_home"]["messages_tab_enabled"] is True
     settings = manifest["settings"]
     assert settings["interactivity"]["is_enabled"] is True
     assert settings["socket_mode_enabled"] is True
