@@ -466,7 +466,7 @@ async def test_canary_login_ready_sync_and_interaction_shapes_match_the_pinned_d
     subcommands = {o["name"]: o for o in quiz["options"]}
     assert set(subcommands) == {
         "start", "stop", "skip", "leaderboard", "stats", "forget-me", "help", "config",
-        "schedule",
+        "schedule", "submit", "submissions", "remove-question",
     }  # fmt: skip
     schedule = {o["name"]: o for o in subcommands["schedule"]["options"]}
     assert set(schedule) == {"daily", "leaderboard", "show", "off"}

@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from bot.chat import Command, FormSubmission, Interaction, OutMessage, Target
@@ -18,6 +19,7 @@ from bot.quiz.bank import load_banks
 from bot.quiz.submissions import MAX_PENDING, parse_submission
 from bot.storage.db import open_database
 from bot.storage.repository import Repository
+from bot.textcommands import ParsedCommand, UsageError, parse
 from tests.conftest import CHANNEL, OTHER_CHANNEL, Host, restart, run_until, shown_options
 from tests.test_cli import run_cli
 
@@ -333,3 +335,14 @@ async def test_the_command_line_lists_and_exports_community_banks_with_authors(
     [entry] = bank["questions"]
     assert entry["id"] == made.question_id and entry["author"] == "U0AUTHOR"
     assert entry["options"][entry["answer"]] == "all_reduce"
+
+
+def test_the_commands_typed_as_text() -> None:
+    assert parse("submit") == ParsedCommand("submit")
+    assert parse("/quiz submissions") == ParsedCommand("submissions")
+    assert parse("remove-question community-3") == ParsedCommand(
+        "remove-question", {"id": "community-3"}
+    )
+    for wrong in ("remove-question", "remove-question a b", "submit now"):
+        with pytest.raises(UsageError):
+            parse(wrong)
