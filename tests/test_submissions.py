@@ -346,3 +346,18 @@ def test_the_commands_typed_as_text() -> None:
     for wrong in ("remove-question", "remove-question a b", "submit now"):
         with pytest.raises(UsageError):
             parse(wrong)
+
+
+async def test_a_draft_keeps_only_the_forms_fields_cut_to_their_boxes(host: Host) -> None:
+    typed = {**values(), "prompt": "x" * 5000, "extra": "y" * 5000}
+    reply = await host.service.handle_form(
+        FormSubmission(CHANNEL, "author", render.SUBMIT_FORM, typed)
+    )
+    assert reply.message is not None and "At most 1000 characters" in reply.message.text
+    reopened = await host.service.handle_click(
+        Interaction(CHANNEL, "author", button(reply.message, "Edit my question"))
+    )
+    assert reopened.form is not None
+    shown = {field.key: field.value for field in reopened.form.fields}
+    assert set(shown) == {"prompt", "options", "answer", "explanation", "tags"}
+    assert shown["prompt"] == "x" * 1000

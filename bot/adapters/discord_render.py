@@ -129,7 +129,7 @@ def modal(form: Form) -> discord.ui.Modal:
             style=discord.TextStyle.paragraph if field.multiline else discord.TextStyle.short,
             custom_id=field.key,
             placeholder=_cut(field.placeholder, 100) if field.placeholder else None,
-            default=field.value[:INPUT_LIMIT] or None,
+            default=field.value[: min(field.max_length, INPUT_LIMIT)] or None,
             required=field.required,
             max_length=min(field.max_length, INPUT_LIMIT),
         )

@@ -134,7 +134,7 @@ def _input(field: FormField) -> Block:
         "max_length": min(field.max_length, INPUT_LIMIT),
     }
     if field.value:
-        element["initial_value"] = field.value[:INPUT_LIMIT]
+        element["initial_value"] = field.value[: min(field.max_length, INPUT_LIMIT)]
     if field.placeholder:
         text = _cut(field.placeholder.replace("\n", ", "), PLACEHOLDER_LIMIT)
         element["placeholder"] = {"type": "plain_text", "text": text}

@@ -122,7 +122,11 @@ class Submissions:
                     community=target.community,
                     channel=target.channel,
                     author_id=form.user_id,
-                    values={key: str(value) for key, value in form.values.items()},
+                    # Only the form's own fields, each cut to what its box holds.
+                    values={
+                        spec.key: form.values.get(spec.key, "")[: spec.max_length]
+                        for spec in render.SUBMISSION_FIELDS
+                    },
                     now=self.clock.now(),
                 )
             return FormReply(errors, render.submission_problems(errors, draft))
