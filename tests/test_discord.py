@@ -880,3 +880,19 @@ async def test_a_member_with_ten_pending_gets_no_form(bot: Bot, fake: FakeDiscor
     reply, final = await bot.command("submit", user=PLAYER)
     assert reply.modal is None and reply.ephemeral
     assert "10 questions waiting" in text_of(final)
+
+
+async def test_an_author_who_takes_no_dms_does_not_undo_the_review(
+    bot: Bot, fake: FakeDiscord
+) -> None:
+    await submit_question(bot, PLAYER)
+    _, card = await bot.command("submissions")
+    accept = next(b["custom_id"] for b in buttons_of(card) if b["label"] == "Accept")
+    # Discord refuses DMs to a member who closed them to server members.
+    fake.fail("POST", r"/channels/\d+/messages", 403)
+    token = await fake.click_reply(GUILD, CHANNEL, MOD, card, accept)
+    _, after = await fake.reply(token)
+    assert "community-" in text_of(after)
+    assert fake.direct_messages(PLAYER) == []
+    bank = await bot.service.repository.submissions.community_bank("discord", GUILD)
+    assert [row.author_id for row in bank] == [PLAYER]

@@ -229,7 +229,10 @@ class QuizClient(discord.Client):
                 display_name=user.display_name,
                 moderator_check=moderator_check(interaction),
             )
-            await self._answer(interaction, click, self.service.handle_click(click), CLICK_FALLBACK)
+            # Only an answer click may have been lost; a review click is a command.
+            is_answer = render.parse_answer_custom_id(custom_id) is not None
+            fallback = CLICK_FALLBACK if is_answer else COMMAND_FALLBACK
+            await self._answer(interaction, click, self.service.handle_click(click), fallback)
 
     async def on_form(self, interaction: discord.Interaction[Any]) -> None:
         """A submitted modal. A modal closes when submitted, so its problems come

@@ -395,6 +395,8 @@ class SlackPlatform:
             log.warning(
                 "Slack: storing a click by %s took over %ss", click.user_id, self.ack_within
             )
+            if render.parse_answer_custom_id(click.custom_id) is None:
+                return render.too_slow()  # a review button: nothing to click again for
             return render.answer_not_counted()
 
 
