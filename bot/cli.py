@@ -191,6 +191,36 @@ def _bank_paths(paths: list[Path] | None) -> list[Path]:
     return paths or [_settings().questions_dir]
 
 
+def _community_banks() -> list[dict[str, Any]]:
+    """Every community's accepted submissions, from the database (none when the
+    SQLite file does not exist yet: listing banks never creates a database).
+    A database that cannot be read is reported on stderr; the files still list."""
+    from sqlalchemy.engine import make_url
+
+    from bot.quiz.questions import export_community
+    from bot.storage.db import open_database, upgrade
+    from bot.storage.repository import Repository
+
+    settings = _settings()
+    url = make_url(settings.resolved_database_url)
+    if url.get_backend_name() == "sqlite" and not Path(url.database or "").exists():
+        return []
+
+    async def main() -> list[dict[str, Any]]:
+        database = open_database(settings.resolved_database_url)
+        try:
+            await upgrade(database.writer)
+            return export_community(await Repository(database).submissions.all_community_banks())
+        finally:
+            await database.dispose()
+
+    try:
+        return asyncio.run(main())
+    except Exception as error:
+        typer.echo(f"community banks not listed: {error}", err=True)
+        return []
+
+
 @questions_app.command("validate")
 def questions_validate(
     paths: Annotated[list[Path] | None, typer.Argument(help="Files or folders")] = None,
@@ -220,6 +250,12 @@ def questions_list() -> None:
         typer.echo(
             f"{bank.id}\t{len(bank.questions)} questions\t{bank.title}\ttags: {', '.join(tags)}"
         )
+    for community in _community_banks():
+        tags = sorted({tag for q in community["questions"] for tag in q["tags"]})
+        typer.echo(
+            f"{community['id']}\t{len(community['questions'])} questions\t{community['title']} "
+            f"({community['platform']} {community['community']})\ttags: {', '.join(tags)}"
+        )
     for problem in problems:
         typer.echo(f"skipped: {problem}", err=True)
 
@@ -243,7 +279,9 @@ def questions_export(
         typer.echo(f"Unknown format {format!r}; use json.", err=True)
         raise typer.Exit(2)
     catalog, _ = load_banks(_bank_paths(None))
-    typer.echo(json.dumps(export(catalog), indent=2, ensure_ascii=False))
+    exported = export(catalog)
+    exported["banks"].extend(_community_banks())
+    typer.echo(json.dumps(exported, indent=2, ensure_ascii=False))
 
 
 @questions_app.command("import")

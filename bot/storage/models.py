@@ -343,3 +343,35 @@ Index(
     DailyStreak.best.desc(),
     DailyStreak.user_id,
 )
+
+
+class Submission(Base):
+    """A question a member proposed for their community's bank, and its review.
+
+    `status` moves draft → pending → accepted | rejected, and accepted →
+    removed. A draft keeps what a member typed into a form that failed
+    validation (so they can fix it); an accepted row is a question of the
+    community bank, with the question id `community-<id>`. `question` holds the
+    bank schema's fields (a draft: the raw form values)."""
+
+    __tablename__ = "submissions"
+    __table_args__ = (
+        # The review queue and the community bank: one community's rows by status, oldest first.
+        Index("ix_submissions_community_status", "platform", "community", "status", "id"),
+        # The pending limit per member.
+        Index("ix_submissions_author", "platform", "community", "author_id", "status"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    platform: Mapped[str] = mapped_column(String(16))
+    community: Mapped[str] = mapped_column(String(64))
+    # Where it was submitted: Slack replies privately there.
+    channel: Mapped[str] = mapped_column(String(64))
+    author_id: Mapped[str] = mapped_column(String(64))
+    author_name: Mapped[str | None] = mapped_column(String(100), default=None)
+    status: Mapped[str] = mapped_column(String(16))
+    question: Mapped[dict[str, Any]] = mapped_column(JSON)
+    reason: Mapped[str | None] = mapped_column(String(500), default=None)
+    reviewed_by: Mapped[str | None] = mapped_column(String(64), default=None)
+    created_at: Mapped[datetime]
+    reviewed_at: Mapped[datetime | None] = mapped_column(default=None)

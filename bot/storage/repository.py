@@ -1,7 +1,7 @@
 """The stores of every area, built over the database's two session factories.
 
 `Repository` only holds them: each query lives in the store of its area
-(channels, quizzes, posts, answers, schedules, scores)."""
+(channels, quizzes, posts, answers, schedules, scores, submissions)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from bot.storage.posts import PostStore
 from bot.storage.quizzes import QuizStore
 from bot.storage.schedules import ScheduleStore
 from bot.storage.scores import ScoreStore
+from bot.storage.submissions import SubmissionStore
 
 
 class Repository:
@@ -27,6 +28,7 @@ class Repository:
         self.answers = AnswerStore(writes, reads, dialect)
         self.schedules = ScheduleStore(writes, reads, dialect)
         self.scores = ScoreStore(writes, reads, dialect)
+        self.submissions = SubmissionStore(writes, reads, dialect)
 
     @property
     def engine(self) -> AsyncEngine:
