@@ -2,7 +2,10 @@
 
 Prints answers recorded per second and the p99 time per answer through the
 quiz service, on SQLite and (when QUIZ_TEST_POSTGRES_URL or --postgres is
-given) on PostgreSQL. Timings vary on shared machines: compare runs on one box.
+given) on PostgreSQL, then how long closing the question takes (the close counts
+its 10,000 answers on the boards). Timings vary on shared machines, so each run
+also times the bare floor: the same number of coroutines each waiting for a
+future that a batch resolves, with no quiz and no storage.
 
     python bench/answers.py [--members 10000] [--postgres URL]
 """
@@ -63,8 +66,35 @@ async def measure(url: str, members: int, search_path: str | None = None) -> Non
         f"p50 {statistics.median(latencies) * 1000:.1f} ms  p99 {p99 * 1000:.1f} ms  "
         f"(goal: >= 15,000 answers/s, p99 < 500 ms, every answer stored once)"
     )
+    began = time.perf_counter()
     await service.stop(CHANNEL)
+    closing = time.perf_counter() - began
+    print(f"{backend:<10} closing it, which counts its answers on the boards: {closing:.2f} s")
     await database.dispose()
+
+
+async def bare_floor(members: int) -> None:
+    """What asyncio alone costs for `members` waiting clicks on this machine now."""
+    loop = asyncio.get_running_loop()
+    waiting: list[asyncio.Future[bool]] = []
+    everyone_waits = asyncio.Event()
+
+    async def click() -> bool:
+        future: asyncio.Future[bool] = loop.create_future()
+        waiting.append(future)
+        if len(waiting) == members:
+            everyone_waits.set()
+        return await future
+
+    async def resolve() -> None:
+        await everyone_waits.wait()
+        for future in waiting:
+            future.set_result(True)
+
+    began = time.perf_counter()
+    await asyncio.gather(resolve(), *(click() for _ in range(members)))
+    elapsed = time.perf_counter() - began
+    print(f"bare asyncio floor: {members / elapsed:,.0f} clicks/s (no quiz, no storage)")
 
 
 async def main() -> None:
@@ -72,6 +102,7 @@ async def main() -> None:
     parser.add_argument("--members", type=int, default=10_000)
     parser.add_argument("--postgres", default=os.environ.get("QUIZ_TEST_POSTGRES_URL"))
     options = parser.parse_args()
+    await bare_floor(options.members)
     with tempfile.TemporaryDirectory() as folder:
         await measure(f"sqlite+aiosqlite:///{folder}/bench.db", options.members)
     if options.postgres:

@@ -19,7 +19,7 @@ from bot.config import Settings, describe_errors, load_settings
 T = TypeVar("T")
 
 app = typer.Typer(help="Quizmaster: a quiz-master bot for Discord, Slack and the terminal.")
-questions_app = typer.Typer(help="Validate, list and export question banks.")
+questions_app = typer.Typer(help="Validate, list, export and import question banks.")
 db_app = typer.Typer(help="Database maintenance.")
 export_app = typer.Typer(help="Export a member's questions for study elsewhere.")
 app.add_typer(questions_app, name="questions")
@@ -246,6 +246,36 @@ def _bank_paths(paths: list[Path] | None) -> list[Path]:
     return paths or [_settings().questions_dir]
 
 
+def _community_banks() -> list[dict[str, Any]]:
+    """Every community's accepted submissions, from the database (none when the
+    SQLite file does not exist yet: listing banks never creates a database).
+    A database that cannot be read is reported on stderr; the files still list."""
+    from sqlalchemy.engine import make_url
+
+    from bot.quiz.questions import export_community
+    from bot.storage.db import open_database, upgrade
+    from bot.storage.repository import Repository
+
+    settings = _settings()
+    url = make_url(settings.resolved_database_url)
+    if url.get_backend_name() == "sqlite" and not Path(url.database or "").exists():
+        return []
+
+    async def main() -> list[dict[str, Any]]:
+        database = open_database(settings.resolved_database_url)
+        try:
+            await upgrade(database.writer)
+            return export_community(await Repository(database).submissions.all_community_banks())
+        finally:
+            await database.dispose()
+
+    try:
+        return asyncio.run(main())
+    except Exception as error:
+        typer.echo(f"community banks not listed: {error}", err=True)
+        return []
+
+
 @questions_app.command("validate")
 def questions_validate(
     paths: Annotated[list[Path] | None, typer.Argument(help="Files or folders")] = None,
@@ -275,6 +305,12 @@ def questions_list() -> None:
         typer.echo(
             f"{bank.id}\t{len(bank.questions)} questions\t{bank.title}\ttags: {', '.join(tags)}"
         )
+    for community in _community_banks():
+        tags = sorted({tag for q in community["questions"] for tag in q["tags"]})
+        typer.echo(
+            f"{community['id']}\t{len(community['questions'])} questions\t{community['title']} "
+            f"({community['platform']} {community['community']})\ttags: {', '.join(tags)}"
+        )
     for problem in problems:
         typer.echo(f"skipped: {problem}", err=True)
 
@@ -298,7 +334,85 @@ def questions_export(
         typer.echo(f"Unknown format {format!r}; use json.", err=True)
         raise typer.Exit(2)
     catalog, _ = load_banks(_bank_paths(None))
-    typer.echo(json.dumps(export(catalog), indent=2, ensure_ascii=False))
+    exported = export(catalog)
+    exported["banks"].extend(_community_banks())
+    typer.echo(json.dumps(exported, indent=2, ensure_ascii=False))
+
+
+@questions_app.command("import")
+def questions_import(
+    file: Annotated[Path, typer.Argument(help="The file to import")],
+    format: Annotated[str, typer.Option("--format", help="opentdb, aiken, gift, csv, red or json")],
+    bank: Annotated[str, typer.Option("--bank", help="Id of the new bank")],
+    title: Annotated[str | None, typer.Option(help="Title of the new bank")] = None,
+    out: Annotated[
+        Path | None, typer.Option(help="Write the bank here (default: standard output)")
+    ] = None,
+    encoding: Annotated[str, typer.Option(help="The file's text encoding")] = "utf-8",
+    force: Annotated[bool, typer.Option(help="Replace --out if it exists")] = False,
+) -> None:
+    """Turn another quiz format into one bank file; report each question skipped and why
+    (exit 1 only if none could be imported)."""
+    from bot.quiz.importers import BadArguments, ImportFailed, import_file
+
+    if out is not None and out.exists() and not force:
+        typer.echo(f"{out} exists; pass --force to replace it.", err=True)
+        raise typer.Exit(2)
+    try:
+        result = import_file(file, format, bank, title, encoding)
+    except BadArguments as error:
+        typer.echo(f"Cannot import: {error}.", err=True)
+        raise typer.Exit(2) from None
+    except ImportFailed as error:
+        typer.echo(f"Nothing imported: {error}", err=True)
+        raise typer.Exit(1) from None
+    for skipped in result.skipped:
+        typer.echo(f"skipped {skipped}", err=True)
+    for note in result.notes:
+        typer.echo(f"note: {note}", err=True)
+    summary = f"{result.imported} question(s) imported, {len(result.skipped)} skipped"
+    if result.bank is not None:
+        _warn_if_bank_id_taken(bank, out)
+    if result.bank is None:
+        typer.echo(f"Nothing imported from {file}: {summary}.", err=True)
+        raise typer.Exit(1)
+    if out is None:
+        typer.echo(result.yaml_text, nl=False)
+        typer.echo(f"{summary}.", err=True)
+        return
+    try:
+        _write_atomically(out, result.yaml_text)
+    except OSError as error:
+        typer.echo(f"Cannot write {out}: {error.strerror or error}", err=True)
+        raise typer.Exit(1) from None
+    typer.echo(f"Wrote bank {bank} to {out}: {summary}.")
+    if out.suffix not in (".yaml", ".yml"):
+        typer.echo("note: the bot loads only .yaml and .yml files from a folder.", err=True)
+
+
+def _warn_if_bank_id_taken(bank_id: str, out: Path | None) -> None:
+    """Two banks with one id: the bot would load only the first, so say so now."""
+    from bot.quiz.bank import load_banks
+
+    try:
+        folder = load_settings().questions_dir
+    except ValidationError:  # bad settings do not stop an import
+        return
+    catalog, _ = load_banks([folder], log_problems=False)
+    taken = catalog.banks.get(bank_id)
+    if taken is not None and (out is None or taken.path.resolve() != out.resolve()):
+        typer.echo(
+            f"note: bank id {bank_id} is already used by {taken.path}; "
+            "the bot loads only one bank per id",
+            err=True,
+        )
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    """A reader (or a bot loading banks) never sees half a file."""
+    partial = path.with_name(f".{path.name}.partial")
+    partial.write_text(text, encoding="utf-8")
+    partial.replace(path)
 
 
 def main() -> None:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 SCOPES = {"channel", "server", "workspace", "community"}
 PERIODS = {"week", "month", "all", "streaks"}
-SIMPLE = {"stop", "skip", "forget-me", "help"}
+SIMPLE = {"stop", "skip", "forget-me", "help", "submit", "submissions"}
 _MENTION = re.compile(r"^<@([A-Za-z0-9]+)(?:\|[^>]*)?>$")
 
 
@@ -49,6 +49,10 @@ def parse(text: str) -> ParsedCommand:
         return ParsedCommand(name, _one_word(name, "count", rest))
     if name == "export":
         return ParsedCommand(name, _one_word(name, "which", rest))
+    if name == "remove-question":
+        if len(rest) != 1:
+            raise UsageError("use `remove-question <id>`, like `remove-question community-12`")
+        return ParsedCommand(name, {"id": rest[0]})
     raise UsageError(f"unknown command `{name}`")
 
 

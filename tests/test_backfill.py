@@ -3,7 +3,8 @@ backfills the read models, so every leaderboard, stat and streak reads as it
 did before the upgrade, and `db check` finds nothing to report.
 
 "Before" is what the bot computed from the answers themselves until now: the
-same aggregate queries, run on the database before it is upgraded."""
+same aggregate queries, run on the database before it is upgraded, over the
+answers to closed questions (scores count an answer once its question closes)."""
 
 from __future__ import annotations
 
@@ -35,6 +36,7 @@ async def old_board(
     correct = func.sum(case((Answer.correct, 1), else_=0))
     last_correct = func.max(case((Answer.correct, Answer.answered_at), else_=None))
     inside = []
+    closed = Answer.post_id.in_(select(Post.id).where(Post.closed_at.is_not(None)))
     for channel_id, window in windows.items():
         condition = [Answer.channel_id == channel_id]
         if window.start is not None and window.end is not None:
@@ -42,7 +44,7 @@ async def old_board(
         inside.append(and_(*condition))
     rows = await connection.execute(
         select(Answer.user_id, points, correct, func.count(Answer.id))
-        .where(or_(*inside))
+        .where(or_(*inside), closed)
         .group_by(Answer.user_id)
         .order_by(points.desc(), correct.desc(), last_correct.asc().nulls_last(), Answer.user_id)
         .limit(limit)
@@ -59,7 +61,7 @@ async def old_totals(connection: AsyncConnection, user_id: str) -> list[tuple[st
             func.sum(Answer.points),
         )
         .join(Post, Post.id == Answer.post_id)
-        .where(Answer.user_id == user_id)
+        .where(Answer.user_id == user_id, Post.closed_at.is_not(None))
         .group_by(Post.question_id)
     )
     return sorted((q, int(n), int(c), int(p)) for q, n, c, p in rows)

@@ -17,7 +17,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.chat import Target
 from bot.quiz.render import parse_answer_custom_id
-from bot.quiz.rules import streak_table, streaks
+from bot.quiz.rules import Period, streak_table, streaks
+from bot.storage import read_models
 from bot.storage.db import check_read_models, rebuild_read_models
 from bot.storage.records import NewAnswer
 from bot.storage.repository import Repository
@@ -102,8 +103,9 @@ async def test_check_reports_a_damaged_row_and_rebuild_repairs_it(
 async def test_last_weeks_post_counts_members_who_already_answered_this_week(
     host: Host,
 ) -> None:
-    """The Monday post is made after that day's daily question: answers to it
-    start a new week on the member's row without losing last week's points."""
+    """The Monday post is made after that day's daily question has closed: its
+    answers start a new week on the member's row without losing last week's points."""
+    await host.command("config", key="daily-window", value="1")
     await schedule(host, action="daily", time="10:00")
     await schedule(host, action="leaderboard", day="mon", time="12:00")
     for date in ("2026-03-04", "2026-03-05"):
@@ -112,6 +114,7 @@ async def test_last_weeks_post_counts_members_who_already_answered_this_week(
             await host.click(user, host.correct_letter(), CHANNEL)
     await run_until(host, at("2026-03-09 10:00"))
     await host.click("ana", host.correct_letter(), CHANNEL)  # Monday: a new week for ana
+    assert await host.leaderboard(period="week") == []  # it counts once the question closes
     await run_until(host, at("2026-03-09 12:00"))
 
     *_, weekly = [
@@ -122,6 +125,51 @@ async def test_last_weeks_post_counts_members_who_already_answered_this_week(
     assert weekly.title == "Weekly leaderboard: Mar 02 – Mar 08"
     assert re.findall(r"<@(\w+)>: (\d+) pts", weekly.body) == [("ana", "20"), ("bo", "20")]
     assert await host.leaderboard(period="week") == [("ana", 10)]
+
+
+async def test_an_answer_counts_on_boards_and_stats_once_its_question_closes(
+    host: Host, engine: AsyncEngine
+) -> None:
+    """While the question is open nobody can tell from the boards or their stats
+    whether their answer was right; the close counts it, once."""
+    await host.start(CHANNEL, questions=2, seconds=10)
+    await host.answer("ana", correct=True)
+    await host.answer("bo", correct=False)
+    assert await host.leaderboard(period="week") == []
+    assert (await host.stats("ana")).answered == 0
+    await host.close_current()
+    assert await host.leaderboard(period="week") == [("ana", 15), ("bo", 0)]
+    assert (await host.stats("ana")).points == 15
+    await host.service.tick()  # a second look at the closed question counts nothing again
+    assert await host.leaderboard(scope="server", period="all") == [("ana", 15), ("bo", 0)]
+    assert await check_read_models(engine) == ([], 0)
+
+
+async def test_questions_that_close_out_of_order_keep_each_answer_in_its_own_week(
+    host: Host, engine: AsyncEngine
+) -> None:
+    """Sunday's daily question is still open when Monday's live question closes:
+    its answers, counted later, still belong to last week."""
+    await schedule(host, action="daily", time="10:00")
+    await schedule(host, action="leaderboard", day="mon", time="12:00")
+    await run_until(host, at("2026-03-08 10:00"))  # a Sunday
+    await host.click("ana", host.correct_letter(), CHANNEL)
+    await run_until(host, at("2026-03-09 08:00"))
+    await one_question(host, CHANNEL, {"ana": True})  # closes before Sunday's daily
+    assert await host.leaderboard(period="week") == [("ana", 15)]
+    await run_until(host, at("2026-03-09 12:00"))  # Sunday's daily closed at 10:00
+
+    assert await host.leaderboard(period="week") == [("ana", 15)]
+    assert await host.leaderboard(period="month") == [("ana", 25)]
+    assert await host.leaderboard(scope="server", period="all") == [("ana", 25)]
+    *_, weekly = [
+        sent.message
+        for sent in host.adapter.in_channel(CHANNEL)
+        if (sent.message.title or "").startswith("Weekly")
+    ]
+    assert weekly.title == "Weekly leaderboard: Mar 02 – Mar 08"
+    assert re.findall(r"<@(\w+)>: (\d+) pts", weekly.body) == [("ana", "10")]
+    assert await check_read_models(engine) == ([], 0)
 
 
 async def test_forget_me_leaves_no_trace_in_boards_stats_or_streaks(
@@ -144,8 +192,9 @@ async def test_forget_me_leaves_no_trace_in_boards_stats_or_streaks(
 async def test_concurrent_batches_with_the_same_members_count_each_answer_once(
     host: Host, repository: Repository, engine: AsyncEngine
 ) -> None:
-    """On PostgreSQL the batches run on separate connections at once: rows are
-    written in key order, so overlapping members never deadlock."""
+    """On PostgreSQL the batches, and then the two closes that count them, run on
+    separate connections at once: rows are written in key order, so overlapping
+    members never deadlock."""
     await host.start(CHANNEL, questions=1, seconds=600)
     await host.start(OTHER_CHANNEL, questions=1, seconds=600)
     posts = []
@@ -169,6 +218,10 @@ async def test_concurrent_batches_with_the_same_members_count_each_answer_once(
         repository.answers.record_answers(batch(1, members)),
     )
     assert sum(map(sum, results)) == 2 * len(members)
+    # Both questions close at once: their answers reach the same members'
+    # server rows from two transactions.
+    closed = await asyncio.gather(*(repository.posts.claim_close(p.id, now) for p in posts))
+    assert closed == [True, True]
     assert await check_read_models(engine) == ([], 0)
     board = await host.leaderboard(scope="server", period="all")
     assert len(board) == 10
@@ -212,3 +265,31 @@ def test_the_streak_recount_agrees_with_the_plain_definition() -> None:
             for user, mine in answers.items()
         }
         assert streak_table(posts, answers) == plain
+
+
+async def test_every_board_reads_its_top_ten_from_an_index_in_rank_order(
+    engine: AsyncEngine,
+) -> None:
+    """No board sorts its members on each call, so a board of 50,000 costs what
+    a board of 50 does (bench/boards.py measures it). The plan says so: no sort
+    step on PostgreSQL, no temporary B-tree on SQLite."""
+    boards = [
+        read_models.channel_board(1, period, "2026-W10", 10)
+        for period in (Period.ALL, Period.WEEK, Period.MONTH)
+    ]
+    boards += [
+        read_models.community_board("test", "guild-1", period, "2026-03", 10)
+        for period in (Period.ALL, Period.WEEK, Period.MONTH)
+    ]
+    boards.append(read_models.streak_board(1, 10))
+    async with engine.connect() as connection:
+        for board in boards:
+            sql = str(board.compile(engine, compile_kwargs={"literal_binds": True}))
+            if engine.dialect.name == "postgresql":
+                await connection.execute(text("SET enable_seqscan = off"))  # tiny tables
+                plan = "\n".join(row[0] for row in await connection.execute(text(f"EXPLAIN {sql}")))
+                assert "Sort" not in plan and "Index" in plan, plan
+            else:
+                rows = await connection.execute(text(f"EXPLAIN QUERY PLAN {sql}"))
+                plan = "\n".join(str(row[-1]) for row in rows)
+                assert "TEMP B-TREE" not in plan and "INDEX" in plan, plan

@@ -135,3 +135,93 @@ def test_text_fields_tags_and_difficulty(questions: list[dict[str, Any]]) -> Non
         assert isinstance(tags, list) and tags, f"{qid}: no tags"
         assert all(isinstance(t, str) and TAG_RE.match(t) for t in tags), f"{qid}: bad tag"
         assert question.get("difficulty") in DIFFICULTIES, f"{qid}: bad difficulty"
+
+
+# --- What an expert read found (issue 13): giveaways and slips that must not return.
+
+# Words too common in this quiz to give an answer away.
+COMMON_WORDS = {
+    "with", "from", "that", "this", "each", "into", "over", "than", "more", "most", "which",
+    "what", "their", "does", "between", "during", "across", "other", "training",
+}  # fmt: skip
+# Where the stem must name the right option's distinctive word, because the key's
+# concept is that very thing.
+NAMED_BY_THE_CONCEPT = {
+    "pdt-08": "the parameter-server architecture is the topic",
+    "pdt-13": "the parameter-server architecture is the topic",
+    "pdt-27": "the advantage of model parallelism is the topic",
+}
+
+
+def _word_stems(text: str) -> set[str]:
+    """Words by their first five letters, so 'limits' meets 'Limited'."""
+    words = re.findall(r"[a-z0-9]+", text.lower())
+    return {word[:5] for word in words if len(word) >= 4 and word not in COMMON_WORDS}
+
+
+def _by_id(questions: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    return {q["id"]: q for q in questions}
+
+
+def test_no_stem_shares_a_word_with_only_its_right_option(
+    questions: list[dict[str, Any]],
+) -> None:
+    for question in questions:
+        if question["id"] in NAMED_BY_THE_CONCEPT:
+            continue
+        right = question["options"][LETTERS.index(question["answer"])]
+        wrong = set().union(*(_word_stems(o) for o in question["options"] if o != right))
+        giveaway = (_word_stems(right) - wrong) & _word_stems(question["prompt"])
+        assert not giveaway, f"{question['id']}: the stem echoes {sorted(giveaway)} of {right!r}"
+
+
+def test_ensemble_robustness_stands_apart_from_generalization_and_from_pdt_23(
+    questions: list[dict[str, Any]],
+) -> None:
+    robust, ensemble = _by_id(questions)["pdt-21"], _by_id(questions)["pdt-23"]
+    assert robust["prompt"].split()[:3] != ensemble["prompt"].split()[:3]
+    for word in ("averag", "ensemble", "robust", "generaliz"):
+        assert word not in robust["prompt"].lower()
+    # The explanation rules generalization out instead of granting it.
+    assert "indirect effect" not in robust["explanation"]
+    assert "broader" not in robust["explanation"]
+
+
+def test_fsdp_is_never_said_to_split_the_model(questions: list[dict[str, Any]]) -> None:
+    for question in questions:
+        for sentence in re.split(r"(?<=\.)\s+", question["explanation"]):
+            if "FSDP" in sentence and "split" in sentence:
+                assert "data parallelism" in sentence, f"{question['id']}: {sentence}"
+
+
+def test_the_compression_pair_asks_for_different_knowledge(
+    questions: list[dict[str, Any]],
+) -> None:
+    technique, reason = _by_id(questions)["pdt-01"], _by_id(questions)["pdt-15"]
+    hooks = [set(re.findall(r"\w+_hook", q["prompt"])) for q in (technique, reason)]
+    assert hooks[0] and hooks[1] and not hooks[0] & hooks[1], hooks
+    assert "bytes" not in technique["prompt"]
+    for paraphrase in ("slow", "bandwidth", "network", "nodes"):
+        assert paraphrase not in reason["prompt"].lower()
+
+
+def test_staleness_and_the_parameter_server_cap_are_stated_correctly(
+    questions: list[dict[str, Any]],
+) -> None:
+    asynchronous = _by_id(questions)["pdt-18"]["explanation"]
+    assert "applied to stale weights" not in asynchronous
+    assert re.search(r"computed from stale weights is applied to newer ones", asynchronous)
+    server = _by_id(questions)["pdt-10"]["explanation"].lower()
+    assert "removes the cap" not in server
+
+
+def test_a_question_whose_stem_defines_its_answer_is_not_hard(
+    questions: list[dict[str, Any]],
+) -> None:
+    by_id = _by_id(questions)
+    for qid in ("pdt-15", "pdt-28"):
+        assert by_id[qid]["difficulty"] != "hard", qid
+    # pdt-09 stays hard: its stem names only the APIs, not what they amount to.
+    assert by_id["pdt-09"]["difficulty"] == "hard"
+    for word in ("combin", "both", "hybrid", "mix", "at the same time"):
+        assert word not in by_id["pdt-09"]["prompt"].lower()

@@ -19,6 +19,8 @@ from bot.quiz.service import QuizService
 from bot.quiz.study import review as _review
 from bot.storage.records import NewAnswer
 from tests.conftest import CHANNEL, Host, restart, run_until, shown_options
+from tests.test_submissions import button, submit
+from tests.test_submissions import click as moderator_click
 
 NEXT_REVIEW = re.compile(r"Next review: (\w{3} \d\d \w{3} \d\d:\d\d)")
 
@@ -410,3 +412,33 @@ async def test_the_terminal_saves_an_exported_deck_and_types_letters_for_review_
     await console.reply_private(typed, await host.service.handle_click(typed))
     assert console.open_card is None
     assert "Review done: 1 card." in shown.getvalue()
+
+
+# -- community questions ------------------------------------------------------------
+
+
+async def test_a_missed_community_question_is_reviewed_and_exported(host: Host) -> None:
+    """Cards find their questions in the community bank too, also in a process
+    that never drew them (after a restart)."""
+    await submit(host)
+    await moderator_click(host, button(await host.command("submissions"), "Accept"))
+    await host.start(questions=1, seconds=30, bank="community")
+    shown = shown_options(host.current().message)
+    wrong = next(letter for letter, text in shown.items() if text != "all_reduce")
+    assert (await host.click("ana", wrong)).text.startswith("Locked in")
+    await host.close_current()
+    host.clock.advance(3600)
+
+    later = restart(host)
+    card = await review(later, "ana")
+    assert "Which collective sums gradients" in card.text
+    assert card.title == "Review · Community questions"
+    right = next(letter for letter, text in shown_options(card).items() if text == "all_reduce")
+    done = await click_card(later, card, "ana", right)
+    assert "is right!" in done.text and "Review done: 1 card." in done.text
+
+    exported = await restart(later).command("export", user="ana", moderator=False)
+    assert exported.attachment is not None
+    [(_, fields, tags)] = open_package(exported.attachment.data)
+    assert fields.startswith("Which collective sums gradients") and "community" in tags.split()
+    assert deck_names(exported.attachment.data) >= {"Community questions"}

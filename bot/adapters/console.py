@@ -91,6 +91,9 @@ class ConsoleAdapter:
     async def display_names(self, target: Target, user_ids: Sequence[str]) -> dict[str, str]:
         return {user_id: user_id for user_id in user_ids}
 
+    async def send_direct(self, target: Target, user_id: str, message: OutMessage) -> None:
+        self._print(f"> {as_terminal_text(message)}")
+
     def click_for(self, letter: str) -> Interaction | None:
         """The click a typed letter means, if a card or question is open and has
         that letter (a review card shown last comes first)."""

@@ -15,6 +15,7 @@ import discord
 from discord import app_commands
 
 from bot.quiz.bank import Catalog
+from bot.quiz.questions import COMMUNITY_BANK
 from bot.quiz.render import COMMAND_DESCRIPTIONS as COMMANDS
 from bot.quiz.render import OPTION_DESCRIPTIONS as OPTIONS
 from bot.quiz.rules import MAX_QUESTIONS, MAX_SECONDS, MIN_QUESTIONS, MIN_SECONDS
@@ -55,7 +56,7 @@ def quiz_group(run: Runner, catalog: Callable[[], Catalog]) -> app_commands.Grou
     schedule = app_commands.Group(name="schedule", description=COMMANDS["schedule"], parent=quiz)
 
     async def banks(_interaction: discord.Interaction[Any], current: str) -> list[Any]:
-        return _matching(sorted(catalog().banks), current)
+        return _matching([*sorted(catalog().banks), COMMUNITY_BANK], current)
 
     async def tags(_interaction: discord.Interaction[Any], current: str) -> list[Any]:
         return _matching(catalog().tags(), current)
@@ -124,6 +125,19 @@ def quiz_group(run: Runner, catalog: Callable[[], Catalog]) -> app_commands.Grou
         questions: Literal["missed", "all"] = "missed",
     ) -> None:
         await run(interaction, "export", {"which": questions})
+
+    @quiz.command(name="submit", description=COMMANDS["submit"])
+    async def submit(interaction: discord.Interaction[Any]) -> None:
+        await run(interaction, "submit", {})
+
+    @quiz.command(name="submissions", description=COMMANDS["submissions"])
+    async def submissions(interaction: discord.Interaction[Any]) -> None:
+        await run(interaction, "submissions", {})
+
+    @quiz.command(name="remove-question", description=COMMANDS["remove-question"])
+    @app_commands.describe(id=OPTIONS["id"])
+    async def remove_question(interaction: discord.Interaction[Any], id: str) -> None:
+        await run(interaction, "remove-question", {"id": id})
 
     @quiz.command(name="help", description=COMMANDS["help"])
     async def help_(interaction: discord.Interaction[Any]) -> None:

@@ -10,10 +10,10 @@ import aiohttp
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.adapters.slack_blocks import blocks, fallback_text
+from bot.adapters.slack_blocks import blocks, fallback_text, modal_view
 from bot.adapters.slack_moderators import SlackDirectory
 from bot.adapters.slack_pacing import ChannelPacer
-from bot.chat import Command, DeliveryError, Interaction, MessageRef, OutMessage, Target
+from bot.chat import Command, DeliveryError, Form, Interaction, MessageRef, OutMessage, Target
 from bot.quiz import render
 
 log = logging.getLogger(__name__)
@@ -134,6 +134,29 @@ class SlackAdapter:
             )
         except CALL_ERRORS as error:
             raise self._failed("reply privately in", target, error) from error
+
+    async def send_direct(self, target: Target, user_id: str, message: OutMessage) -> None:
+        """A message in the app's direct conversation with the member (its
+        Messages tab): chat.postMessage to a user id needs only chat:write."""
+        await self.pacer.wait(user_id)
+        try:
+            await self.client.chat_postMessage(
+                channel=user_id,
+                text=fallback_text(message),
+                blocks=blocks(message),
+                unfurl_links=False,
+                unfurl_media=False,
+            )
+        except CALL_ERRORS as error:
+            raise self._failed("message a member from", target, error) from error
+
+    async def open_form(self, trigger_id: str, form: Form, channel: str) -> None:
+        """Open a modal for the member whose command or click gave `trigger_id`
+        (valid for three seconds)."""
+        try:
+            await self.client.views_open(trigger_id=trigger_id, view=modal_view(form, channel))
+        except CALL_ERRORS as error:
+            raise delivery_error(error) from error
 
     async def display_names(self, target: Target, user_ids: Sequence[str]) -> dict[str, str]:
         unique = list(dict.fromkeys(user_ids))

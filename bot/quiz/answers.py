@@ -9,8 +9,8 @@ from collections.abc import Callable
 from bot.chat import Interaction, OutMessage
 from bot.clock import Clock
 from bot.quiz import render
-from bot.quiz.bank import Catalog
 from bot.quiz.posting import Posting
+from bot.quiz.questions import Questions
 from bot.quiz.review import Study
 from bot.quiz.rules import points_for
 from bot.quiz.scores import Scores
@@ -24,7 +24,7 @@ class Answers:
         self,
         repository: Repository,
         writer: AnswerWriter,
-        catalog: Catalog,
+        questions: Questions,
         clock: Clock,
         posting: Posting,
         scores: Scores,
@@ -34,7 +34,7 @@ class Answers:
         self.study = study
         self.repository = repository
         self.writer = writer
-        self.catalog = catalog
+        self.questions = questions
         self.clock = clock
         self.posting = posting
         self.scores = scores
@@ -73,7 +73,8 @@ class Answers:
         if live and post.quiz_id is not None:
             await self._close_when_everyone_answered(post)
             return render.locked_in(slot)
-        question = self.catalog.question(post.question_id)
+        await self.questions.ensure([post.question_id])
+        question = self.questions.question(post.question_id)
         explanation = question.explanation if question else ""
         streak = due = None
         if post.kind == "daily":

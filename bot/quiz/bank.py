@@ -29,6 +29,9 @@ from pydantic import (
 log = logging.getLogger(__name__)
 
 LETTERS = "ABCDE"
+# Taken by each community's bank of accepted submissions (bot/quiz/questions.py).
+RESERVED_BANK = "community"
+RESERVED_PREFIX = "community-"
 # The tightest limits of the platforms we render to: Slack section text is
 # 3000 characters, Discord buttons 80 (we put only letters on buttons, but the
 # full option goes into the message body next to the prompt).
@@ -93,10 +96,18 @@ class BankFile(BaseModel):
 
     @model_validator(mode="after")
     def _unique_ids(self) -> BankFile:
+        # The community banks (in the database) own this bank id and id prefix.
+        if self.id == RESERVED_BANK:
+            raise ValueError(f"bank id {RESERVED_BANK} is reserved for the community's own bank")
         seen: set[str] = set()
         for question in self.questions:
             if question.id in seen:
                 raise ValueError(f"question id {question.id} appears twice")
+            if question.id.startswith(RESERVED_PREFIX):
+                raise ValueError(
+                    f"question id {question.id}: ids starting {RESERVED_PREFIX} are reserved "
+                    "for community questions"
+                )
             seen.add(question.id)
         return self
 
@@ -183,6 +194,24 @@ class _BankLoader(yaml.SafeLoader):
             self._depth -= 1
 
 
+class NestedTooDeep(ValueError):
+    """A YAML document nested deeper than MAX_DEPTH; `line` is where it went too deep."""
+
+    def __init__(self, line: int) -> None:
+        super().__init__(f"nested more than {MAX_DEPTH} levels deep (line {line})")
+        self.line = line
+
+
+def compose_yaml(text: str) -> yaml.Node | None:
+    """The YAML node tree of `text`, safely and depth-limited, with line marks
+    kept (importers report entries by line). Raises yaml.YAMLError or NestedTooDeep."""
+    try:
+        node: yaml.Node | None = yaml.compose(text, Loader=_BankLoader)
+    except _TooDeep as exc:
+        raise NestedTooDeep(exc.line) from None
+    return node
+
+
 def _question_lines(text: str) -> list[int]:
     """1-based line of each item under `questions:`, for error messages."""
     try:
@@ -242,6 +271,11 @@ def parse_bank(path: Path) -> tuple[Bank | None, list[BankProblem]]:
         return None, [BankProblem(path, str(exc))]
     except OSError as exc:
         return None, [BankProblem(path, f"cannot read: {exc.strerror or exc}")]
+    return parse_bank_text(text, path)
+
+
+def parse_bank_text(text: str, path: Path) -> tuple[Bank | None, list[BankProblem]]:
+    """The bank in `text` exactly as the loader reads a file; `path` names it in problems."""
     try:
         raw = yaml.load(text, Loader=_BankLoader)  # a SafeLoader
     except _TooDeep as exc:

@@ -7,8 +7,9 @@ import html
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
+from functools import cache
 
-from bot.chat import Attachment, Button, ButtonStyle, Field, OutMessage
+from bot.chat import Attachment, Button, ButtonStyle, Field, Form, FormField, OutMessage
 from bot.quiz.bank import LETTERS, Question
 from bot.quiz.escape import escape_name, escape_text
 from bot.quiz.rules import (
@@ -24,12 +25,13 @@ from bot.quiz.rules import (
     Scope,
 )
 from bot.storage.records import ChannelInfo, PostTally, QuizResult, RankRow
+from bot.storage.submissions import SubmissionInfo
 
 BAR_WIDTH = 10
 ANSWER_PREFIX = "qm:a"
 # Review cards' buttons: `qm:r:<session>:<step>:<slot>`, told apart from answer
 # buttons by the prefix; the session row holds the rest.
-REVIEW_PREFIX = "qm:r"
+CARD_PREFIX = "qm:r"
 
 
 def answer_custom_id(post_id: int, slot: int) -> str:
@@ -47,19 +49,41 @@ def parse_answer_custom_id(custom_id: str) -> tuple[int, int] | None:
     return int(post), int(slot)
 
 
-def review_custom_id(session_id: int, step: int, slot: int) -> str:
-    return f"{REVIEW_PREFIX}:{session_id}:{step}:{slot}"
+def card_custom_id(session_id: int, step: int, slot: int) -> str:
+    return f"{CARD_PREFIX}:{session_id}:{step}:{slot}"
 
 
-def parse_review_custom_id(custom_id: str) -> tuple[int, int, int] | None:
-    """(session, step, slot) of a review button's id, or None if it is not one."""
+def parse_card_custom_id(custom_id: str) -> tuple[int, int, int] | None:
+    """(session, step, slot) of a review card button's id, or None if it is not one."""
     parts = custom_id.split(":")
-    if len(parts) != 5 or ":".join(parts[:2]) != REVIEW_PREFIX:
+    if len(parts) != 5 or ":".join(parts[:2]) != CARD_PREFIX:
         return None
     numbers = parts[2:]
     if not all(part.isdigit() and len(part) <= 18 for part in numbers):
         return None
     return int(numbers[0]), int(numbers[1]), int(numbers[2])
+
+
+# Review buttons and forms: `qm:s:<verb>:<submission>` and `qm:f:<form>[:<submission>]`.
+REVIEW_PREFIX = "qm:s"
+FORM_PREFIX = "qm:f"
+SUBMIT_FORM = f"{FORM_PREFIX}:submit"
+REJECT_FORM = f"{FORM_PREFIX}:reject"
+REVIEW_VERBS = ("accept", "reject", "skip", "edit")
+
+
+def review_custom_id(verb: str, number: int) -> str:
+    return f"{REVIEW_PREFIX}:{verb}:{number}"
+
+
+def parse_numbered_id(custom_id: str, prefix: str, verbs: Sequence[str]) -> tuple[str, int] | None:
+    """`<prefix>:<verb>:<number>` → (verb, number); None for anything else."""
+    parts = custom_id.split(":")
+    if len(parts) != 4 or ":".join(parts[:2]) != prefix or parts[2] not in verbs:
+        return None
+    if not parts[3].isdigit() or len(parts[3]) > 18:
+        return None
+    return parts[2], int(parts[3])
 
 
 def mention(platform: str, user_id: str, names: Mapping[str, str] | None = None) -> str:
@@ -369,6 +393,7 @@ def private(text: str) -> OutMessage:
 # -- replies to clicks ----------------------------------------------------------
 
 
+@cache  # the same few replies for every click of a burst: built once each
 def locked_in(slot: int) -> OutMessage:
     return private(f"Locked in {letter(slot)}. The answer is revealed when the question closes.")
 
@@ -645,7 +670,8 @@ USAGE = (
     "`/quiz config set <setting> <value>`, "
     "`/quiz schedule daily <HH:MM> [timezone] [days] [bank=ID] [tag=TAG]`, "
     "`/quiz schedule leaderboard <day> <HH:MM> [timezone]`, `/quiz schedule show`, "
-    "`/quiz schedule off [daily|leaderboard]`, `/quiz help`"
+    "`/quiz schedule off [daily|leaderboard]`, `/quiz submit`, `/quiz submissions`, "
+    "`/quiz remove-question <id>`, `/quiz help`"
 )
 
 
@@ -699,6 +725,10 @@ def too_slow() -> OutMessage:
     )
 
 
+def form_too_slow() -> OutMessage:
+    return private("Opening the form took me too long; please run the command again.")
+
+
 def restarting() -> OutMessage:
     return private("The bot is restarting; please try again in a moment.")
 
@@ -720,6 +750,9 @@ e.g. `daily 09:00 Europe/Berlin mon-fri`
 `/quiz schedule leaderboard <day> <HH:MM> [timezone]`: a weekly leaderboard post \
 (moderators)
 `/quiz schedule show`, `/quiz schedule off [daily|leaderboard]`
+`/quiz submit`: propose a question for this community's bank (`bank=community`)
+`/quiz submissions`: review proposed questions (moderators); \
+`/quiz remove-question <id>`: take one out (moderators)
 Scoring: 10 points for a correct answer, plus up to 5 for speed in a live quiz.
 Daily streak: daily questions in a row answered right; a wrong or missing answer resets it."""
 
@@ -744,6 +777,9 @@ COMMAND_DESCRIPTIONS = {
     "schedule leaderboard": "Post last week's leaderboard here weekly (moderators)",
     "schedule show": "Show this channel's schedules",
     "schedule off": "Turn schedules off (moderators)",
+    "submit": "Propose a question for this server's community bank",
+    "submissions": "Review proposed questions (moderators)",
+    "remove-question": "Take a question out of the community bank (moderators)",
 }
 OPTION_DESCRIPTIONS = {
     "questions": f"How many questions ({MIN_QUESTIONS}–{MAX_QUESTIONS}, default 5)",
@@ -762,11 +798,184 @@ OPTION_DESCRIPTIONS = {
     "which": "Which schedule (default: both)",
     "count": "How many cards at most (1–50, default 10)",
     "questions_kind": "missed (default) or all the questions you answered",
+    "id": "The question's id, like community-12",
 }
 
 
 def help_message() -> OutMessage:
     return private(HELP)
+
+
+# -- submissions and review -------------------------------------------------------
+
+SUBMISSION_FIELDS = (
+    FormField("prompt", "Question", multiline=True, max_length=1000),
+    FormField(
+        "options",
+        "Options, one per line (2 to 5)",
+        multiline=True,
+        max_length=1600,
+        placeholder="Gradient compression\nData shuffling\nTask parallelism",
+    ),
+    FormField("answer", "Letter of the right option (A to E)", max_length=2, placeholder="A"),
+    FormField("explanation", "Why it is right (one to three sentences)", multiline=True),
+    FormField(
+        "tags",
+        "Tags (optional), e.g. ddp, communication",
+        required=False,
+        max_length=200,
+    ),
+)
+_FIELD_NAMES = {
+    "prompt": "Question",
+    "options": "Options",
+    "answer": "Right option",
+    "explanation": "Explanation",
+    "tags": "Tags",
+}
+
+
+def field_problem(key: str, problem: str) -> str:
+    """A validation problem as the form shows it beside its field."""
+    problem = problem.replace("String should have at least 1 character", "this is empty")
+    problem = problem.replace("List should have at least 2 items", "give at least two options")
+    problem = problem.replace("List should have at most 5 items", "give at most five options")
+    if key == "answer" and "pattern" in problem:
+        problem = "give one letter, A to E"
+    if key == "tags" and "pattern" in problem:
+        problem += " (lowercase letters, digits and dashes, like `data-parallel`)"
+    return problem[0].upper() + problem[1:] if problem else problem
+
+
+def submission_form(values: Mapping[str, str] | None = None) -> OutMessage:
+    filled = values or {}
+    fields = tuple(replace(spec, value=filled.get(spec.key, "")) for spec in SUBMISSION_FIELDS)
+    return OutMessage(
+        text="Questions are submitted through a form on Discord or Slack.",
+        form=Form(SUBMIT_FORM, "Submit a question", fields, "Submit"),
+    )
+
+
+def submission_problems(errors: Mapping[str, str], draft: int | None) -> OutMessage:
+    lines = [f"• **{_FIELD_NAMES.get(key, key)}**: {problem}" for key, problem in errors.items()]
+    text = "Your question was not queued yet:\n" + "\n".join(lines)
+    buttons: tuple[Button, ...] = ()
+    if draft is not None:
+        text += "\nWhat you typed is kept: click **Edit my question** to fix it."
+        buttons = (Button(review_custom_id("edit", draft), "Edit my question"),)
+    return OutMessage(text=text, body=text, buttons=buttons)
+
+
+def too_many_pending(limit: int) -> OutMessage:
+    return private(
+        f"You already have {limit} questions waiting for review here, the most one member "
+        "may have. Once a moderator has looked at them you can submit more."
+    )
+
+
+def submission_queued(number: int) -> OutMessage:
+    return private(
+        f"Thanks! Your question (submission #{number}) is waiting for a moderator. "
+        "I'll tell you privately when it has been reviewed."
+    )
+
+
+def _submission_text(submission: SubmissionInfo, platform: str) -> str:
+    question = submission.question
+    right = str(question.get("answer", ""))
+    lines = [escape_text(platform, str(question.get("prompt", ""))), ""]
+    for index, option in enumerate(question.get("options") or []):
+        mark = " ✅" if LETTERS[index] == right else ""
+        lines.append(f"{LETTERS[index]}. {escape_text(platform, str(option))}{mark}")
+    lines += ["", f"**Why:** {escape_text(platform, str(question.get('explanation', '')))}"]
+    tags = question.get("tags") or []
+    if tags:
+        lines.append(f"**Tags:** {', '.join(str(tag) for tag in tags)}")
+    return "\n".join(lines)
+
+
+def review_card(
+    submission: SubmissionInfo, pending: int, platform: str, note: str = ""
+) -> OutMessage:
+    title = f"Submission #{submission.id} ({pending} pending)"
+    author = mention(platform, submission.author_id)
+    body = _submission_text(submission, platform) + f"\n\nSubmitted by {author}."
+    if note:
+        body = f"{note}\n\n{body}"
+    buttons = (
+        Button(review_custom_id("accept", submission.id), "Accept", ButtonStyle.SUCCESS),
+        Button(review_custom_id("reject", submission.id), "Reject", ButtonStyle.DANGER),
+        Button(review_custom_id("skip", submission.id), "Skip"),
+    )
+    return OutMessage(
+        text=f"{note}\n{title}\n{body}".strip(), title=title, body=body, buttons=buttons
+    )
+
+
+def queue_empty(note: str = "") -> OutMessage:
+    text = "No submissions are waiting for review here."
+    return private(f"{note}\n{text}" if note else text)
+
+
+def already_reviewed() -> str:
+    return "That submission was already reviewed (or removed); here is the next one."
+
+
+def accepted_note(submission: SubmissionInfo) -> str:
+    return (
+        f"Accepted submission #{submission.id}: it is {submission.question_id} in the "
+        "community bank now."
+    )
+
+
+def rejected_note(submission: SubmissionInfo) -> str:
+    return f"Rejected submission #{submission.id}; its author has been told."
+
+
+def reject_form(number: int) -> OutMessage:
+    reason = FormField(
+        "reason",
+        "Reason for the author (optional)",
+        multiline=True,
+        required=False,
+        max_length=500,
+    )
+    return OutMessage(
+        text="Rejecting needs Discord or Slack.",
+        form=Form(f"{REJECT_FORM}:{number}", "Reject submission", (reason,), "Reject"),
+    )
+
+
+def _short(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def author_accepted(submission: SubmissionInfo, platform: str) -> OutMessage:
+    prompt = escape_text(platform, _short(str(submission.question.get("prompt", ""))))
+    return private(
+        f"🎉 Your question “{prompt}” was accepted: it joins this community's question bank "
+        f"as {submission.question_id}."
+    )
+
+
+def author_rejected(submission: SubmissionInfo, platform: str) -> OutMessage:
+    prompt = escape_text(platform, _short(str(submission.question.get("prompt", ""))))
+    text = f"Your question “{prompt}” was not accepted."
+    if submission.reason:
+        text += f" The moderator said: {escape_text(platform, submission.reason)}"
+    return private(text)
+
+
+def not_a_community_question(question_id: str) -> OutMessage:
+    shown = _short(question_id, 40) or "(none)"
+    return private(
+        f"`{shown}` is not a question of this community's bank. Give its id, like "
+        "`community-12` (bank files are changed by editing them)."
+    )
+
+
+def question_removed(question_id: str) -> OutMessage:
+    return private(f"Removed {question_id}: it will not be drawn here again.")
 
 
 # -- Discord
@@ -801,7 +1010,7 @@ def review_time(local: datetime) -> str:
     return local.strftime("%a %d %b %H:%M")
 
 
-def review_card(view: ReviewCardView, platform: str, before: str = "") -> OutMessage:
+def study_card(view: ReviewCardView, platform: str, before: str = "") -> OutMessage:
     """One card with its letter buttons; `before` is the verdict on the last one."""
     title = escape_text(platform, f"Review · {view.bank_title}")
     prompt = escape_text(platform, view.question.prompt)
@@ -812,7 +1021,7 @@ def review_card(view: ReviewCardView, platform: str, before: str = "") -> OutMes
     lead = f"{before}\n\n" if before else ""
     body = f"{lead}{prompt}\n\n{options}"
     buttons = tuple(
-        Button(review_custom_id(view.session_id, view.step, slot), letter(slot)) for slot in slots
+        Button(card_custom_id(view.session_id, view.step, slot), letter(slot)) for slot in slots
     )
     plain = "\n".join(
         f"{letter(slot)}. {escape_text(platform, view.option(slot))}" for slot in slots
@@ -918,3 +1127,41 @@ def file_not_delivered(problem: str) -> OutMessage:
 
 def file_saved(path: str) -> OutMessage:
     return private(f"Saved {path}")
+
+
+# Imported banks: the text an import writes into a bank, shown later at reveals
+# and in `questions list`.
+
+OPENTDB_CREDIT = (
+    "Questions from the Open Trivia DB (https://opentdb.com), "
+    "licensed under CC BY-SA 4.0 (https://creativecommons.org/licenses/by-sa/4.0/)."
+)
+
+
+def imported_explanation(answer: str) -> str:
+    """For source formats without explanations: at least the reveal names the answer."""
+    return f"The answer is {answer}."
+
+
+def red_explanation(accepted: Sequence[str]) -> str:
+    if len(accepted) < 2:
+        return imported_explanation(accepted[0])
+    others = ", ".join(accepted[1:])
+    return f"The answer is {accepted[0]} (the original list also accepts {others})."
+
+
+def imported_description(source: str, format_name: str) -> str:
+    return f"Imported from {source} ({format_name})."
+
+
+def opentdb_description(source: str) -> str:
+    return f"{OPENTDB_CREDIT} Imported from {source}."
+
+
+def red_description(source: str, author: str | None) -> str:
+    by = f" by {author}" if author else ""
+    return (
+        f"Imported from the Red-DiscordBot trivia list {source}{by}. Red's questions have "
+        "no wrong options, so each question's wrong options were drawn from the answers "
+        "of other questions in the same list."
+    )

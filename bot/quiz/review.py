@@ -13,14 +13,14 @@ import asyncio
 import logging
 import random
 from datetime import timedelta
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from bot.chat import Attachment, Interaction, OutMessage, Target
 from bot.clock import Clock
 from bot.quiz import anki, render, study
-from bot.quiz.bank import Bank, Catalog, Question
+from bot.quiz.bank import Bank, Question
 from bot.quiz.channels import ChannelSettings
-from bot.quiz.rules import shuffled_order
+from bot.quiz.questions import Questions
+from bot.quiz.rules import shuffled_order, zone_or_utc
 from bot.storage.cards import CardStore
 from bot.storage.records import CardState, Recall, ReviewSessionInfo
 
@@ -37,13 +37,13 @@ class Study:
     def __init__(
         self,
         cards: CardStore,
-        catalog: Catalog,
+        questions: Questions,
         clock: Clock,
         rng: random.Random,
         channels: ChannelSettings,
     ) -> None:
         self.cards = cards
-        self.catalog = catalog
+        self.questions = questions
         self.clock = clock
         self.rng = rng
         self.channels = channels
@@ -101,11 +101,11 @@ class Study:
             limit=count,
             due=await self.due_count(target.platform, user_id),
         )
-        return render.review_card(view, target.platform)
+        return render.study_card(view, target.platform)
 
     async def answer(self, interaction: Interaction) -> OutMessage:
         """A click on a review card: rate it, then show the next one (or the end)."""
-        parsed = render.parse_review_custom_id(interaction.custom_id)
+        parsed = render.parse_card_custom_id(interaction.custom_id)
         if parsed is None:
             return render.unknown_question()
         session_id, step, slot = parsed
@@ -119,7 +119,8 @@ class Study:
             return render.review_not_yours()
         if review.step != step:
             return render.review_already_answered()
-        question = self.catalog.question(review.question_id or "")
+        await self.questions.ensure([review.question_id or ""])
+        question = self.questions.question(review.question_id or "")
         if question is None or review.remaining <= 0:
             return render.review_ended()
         if slot >= len(review.option_order):
@@ -164,15 +165,18 @@ class Study:
             limit=step + left,
             due=await self.due_count(platform, user_id),
         )
-        return render.review_card(view, platform, before=verdict)
+        return render.study_card(view, platform, before=verdict)
 
     async def _next_card(
         self, platform: str, user_id: str
     ) -> tuple[CardState, Bank, Question] | None:
-        """The most overdue card whose question is still in a loaded bank."""
-        for card in await self.cards.due_cards(platform, user_id, self.clock.now(), DUE_PAGE):
-            question = self.catalog.question(card.question_id)
-            bank = self.catalog.bank_of(card.question_id)
+        """The most overdue card whose question is still in a loaded bank (a
+        file bank or the member's community bank)."""
+        due = await self.cards.due_cards(platform, user_id, self.clock.now(), DUE_PAGE)
+        await self.questions.ensure(card.question_id for card in due)
+        for card in due:
+            question = self.questions.question(card.question_id)
+            bank = self.questions.bank_of(card.question_id)
             if question is not None and bank is not None:
                 return card, bank, question
         return None
@@ -183,7 +187,7 @@ class Study:
         if due is None:
             return None
         channel = await self.channels.channel(target)
-        return render.review_time(due.astimezone(_zone(channel.timezone)))
+        return render.review_time(due.astimezone(zone_or_utc(channel.timezone)))
 
     # -- /quiz export --------------------------------------------------------------------
 
@@ -201,9 +205,11 @@ class Study:
         and how many questions it holds (0: nothing to export)."""
         await self.cards.apply_open_answers(platform, user_id, study.review)
         chosen: list[tuple[Bank, Question]] = []
-        for card in await self.cards.cards(platform, user_id, missed_only=not every):
-            question = self.catalog.question(card.question_id)
-            bank = self.catalog.bank_of(card.question_id)
+        cards = await self.cards.cards(platform, user_id, missed_only=not every)
+        await self.questions.ensure(card.question_id for card in cards)
+        for card in cards:
+            question = self.questions.question(card.question_id)
+            bank = self.questions.bank_of(card.question_id)
             if question is not None and bank is not None:
                 chosen.append((bank, question))
         if not chosen:
@@ -211,10 +217,3 @@ class Study:
         stamp = self.clock.now().timestamp()
         # genanki writes a SQLite file and a zip: off the event loop.
         return len(chosen), await asyncio.to_thread(anki.package, chosen, stamp)
-
-
-def _zone(name: str) -> ZoneInfo:
-    try:
-        return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
-        return ZoneInfo("UTC")

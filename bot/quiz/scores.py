@@ -3,13 +3,11 @@ streaks, and forgetting a member's answers."""
 
 from __future__ import annotations
 
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
-
 from bot.chat import OutMessage, Target
 from bot.clock import Clock
 from bot.quiz import render
-from bot.quiz.bank import Catalog
 from bot.quiz.channels import ChannelSettings
+from bot.quiz.questions import Questions
 from bot.quiz.review import Study
 from bot.quiz.rules import (
     LEADERBOARD_SIZE,
@@ -17,6 +15,7 @@ from bot.quiz.rules import (
     Period,
     Scope,
     period_key,
+    zone_or_utc,
 )
 from bot.storage.answers import AnswerStore
 from bot.storage.scores import ScoreStore
@@ -35,7 +34,7 @@ class Scores:
         store: ScoreStore,
         answers: AnswerStore,
         channels: ChannelSettings,
-        catalog: Catalog,
+        questions: Questions,
         clock: Clock,
         study: Study,
     ) -> None:
@@ -43,7 +42,7 @@ class Scores:
         self.store = store
         self.answers = answers
         self.channels = channels
-        self.catalog = catalog
+        self.questions = questions
         self.clock = clock
 
     async def leaderboard(self, target: Target, scope_word: str, period_word: str) -> OutMessage:
@@ -66,7 +65,7 @@ class Scores:
             community=target.community,
             channel_id=channel.id if scope is Scope.CHANNEL else None,
             period=period,
-            key=period_key(period, self.clock.now(), _zone(channel.timezone)),
+            key=period_key(period, self.clock.now(), zone_or_utc(channel.timezone)),
             limit=LEADERBOARD_SIZE,
         )
         names = await self.channels.names(target, [row.user_id for row in rows])
@@ -79,8 +78,9 @@ class Scores:
         current, best = everywhere.get(channel.id, (0, 0))
         best_anywhere = max((other for _, other in everywhere.values()), default=0)
         per_tag: dict[str, list[int]] = {}
+        await self.questions.ensure(question_id for question_id, _, _ in totals.per_question)
         for question_id, answered, correct in totals.per_question:
-            question = self.catalog.question(question_id)
+            question = self.questions.question(question_id)
             for tag in question.tags if question else []:
                 counts = per_tag.setdefault(tag, [0, 0])
                 counts[0] += answered
@@ -112,10 +112,3 @@ class Scores:
         forgotten = await self.answers.forget_user(platform, user_id)
         await self.study.forget(platform, user_id)
         return forgotten
-
-
-def _zone(name: str) -> ZoneInfo:
-    try:
-        return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
-        return ZoneInfo("UTC")

@@ -54,22 +54,33 @@ class AnswerWriter:
             await asyncio.shield(self._flusher)
 
     async def _flush(self) -> None:
+        """Start a transaction for the pending answers whenever fewer than the
+        store's `concurrent_writes` are running. On PostgreSQL several batches
+        then overlap their round trips and commits; SQLite has one writer."""
         loop = asyncio.get_running_loop()
-        while self._pending:
+        running: set[asyncio.Task[None]] = set()
+        while self._pending or running:
+            if not self._pending or len(running) >= self.store.concurrent_writes:
+                _, running = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
+                continue
             wait = self._last_started + BATCH_INTERVAL - loop.time()
-            if wait > 0:
+            if wait > 0 and len(self._pending) < MAX_BATCH:
+                # A full batch goes at once; a small one waits for company.
                 await asyncio.sleep(wait)
             self._last_started = loop.time()
             batch, self._pending = self._pending[:MAX_BATCH], self._pending[MAX_BATCH:]
-            try:
-                counted = await self.store.record_answers([answer for answer, _ in batch])
-            except Exception:
-                log.warning("a batch of %d answers failed; storing them one by one", len(batch))
-                await self._one_by_one(batch)
-                continue
-            for (_, future), result in zip(batch, counted, strict=True):
-                if not future.done():
-                    future.set_result(result)
+            running.add(asyncio.create_task(self._store(batch), name="answer-batch"))
+
+    async def _store(self, batch: list[tuple[NewAnswer, asyncio.Future[bool]]]) -> None:
+        try:
+            counted = await self.store.record_answers([answer for answer, _ in batch])
+        except Exception:
+            log.warning("a batch of %d answers failed; storing them one by one", len(batch))
+            await self._one_by_one(batch)
+            return
+        for (_, future), result in zip(batch, counted, strict=True):
+            if not future.done():
+                future.set_result(result)
 
     async def _one_by_one(self, batch: list[tuple[NewAnswer, asyncio.Future[bool]]]) -> None:
         for answer, future in batch:

@@ -16,7 +16,7 @@ from typing import Any
 
 from sqlalchemy import and_, or_
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from bot.chat import Target
 from bot.storage.models import Channel, Post, Quiz, Schedule
@@ -42,6 +42,7 @@ class Store:
     ) -> None:
         self._sessions = sessions
         self._reads = reads
+        self._engine: AsyncEngine = sessions.kw["bind"]
         self._dialect = dialect
 
     def _insert(self, table: Any) -> Any:

@@ -296,6 +296,32 @@ class CommunityScore(ScoreColumns, Base):
     user_id: Mapped[str] = mapped_column(String(64), primary_key=True)
 
 
+def _ranked_indexes(model: Any, table: str, *keys: str) -> None:
+    """Each board (all time, the week, the month) read in rank order from an
+    index: its top ten is ten index entries, however many members it has.
+
+    The order is rank_order's without its NULLS LAST, which each backend's
+    default then matches in index and query alike: a member with no right
+    answer (no last_correct_at) has fewer right answers than anyone with one,
+    so the NULLs never meet a time in the comparison."""
+    for period, prefix in (("all", ""), ("week", "week_"), ("month", "month_")):
+        columns = [getattr(model, key) for key in keys]
+        if prefix:
+            columns.append(getattr(model, period))
+        Index(
+            f"ix_{table}_{period}_rank",
+            *columns,
+            getattr(model, f"{prefix}points").desc(),
+            getattr(model, f"{prefix}correct").desc(),
+            getattr(model, f"{prefix}last_correct_at"),
+            model.user_id,
+        )
+
+
+_ranked_indexes(ChannelScore, "channel_scores", "channel_id")
+_ranked_indexes(CommunityScore, "community_scores", "platform", "community")
+
+
 class MemberQuestion(Base):
     """How often a member answered one question on a platform, and how well (for stats)."""
 
@@ -322,6 +348,16 @@ class DailyStreak(Base):
     user_id: Mapped[str] = mapped_column(String(64), primary_key=True)
     current: Mapped[int] = mapped_column(Integer)
     best: Mapped[int] = mapped_column(Integer)
+
+
+# The streak board, in its order (current, then best, then user id).
+Index(
+    "ix_daily_streaks_rank",
+    DailyStreak.channel_id,
+    DailyStreak.current.desc(),
+    DailyStreak.best.desc(),
+    DailyStreak.user_id,
+)
 
 
 # -- study ------------------------------------------------------------------------
@@ -385,3 +421,35 @@ class ReviewSession(Base):
     option_order: Mapped[list[int]] = mapped_column(JSON)
     correct_slot: Mapped[int] = mapped_column(Integer)
     shown_at: Mapped[datetime]
+
+
+class Submission(Base):
+    """A question a member proposed for their community's bank, and its review.
+
+    `status` moves draft → pending → accepted | rejected, and accepted →
+    removed. A draft keeps what a member typed into a form that failed
+    validation (so they can fix it); an accepted row is a question of the
+    community bank, with the question id `community-<id>`. `question` holds the
+    bank schema's fields (a draft: the raw form values)."""
+
+    __tablename__ = "submissions"
+    __table_args__ = (
+        # The review queue and the community bank: one community's rows by status, oldest first.
+        Index("ix_submissions_community_status", "platform", "community", "status", "id"),
+        # The pending limit per member.
+        Index("ix_submissions_author", "platform", "community", "author_id", "status"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    platform: Mapped[str] = mapped_column(String(16))
+    community: Mapped[str] = mapped_column(String(64))
+    # Where it was submitted: Slack replies privately there.
+    channel: Mapped[str] = mapped_column(String(64))
+    author_id: Mapped[str] = mapped_column(String(64))
+    author_name: Mapped[str | None] = mapped_column(String(100), default=None)
+    status: Mapped[str] = mapped_column(String(16))
+    question: Mapped[dict[str, Any]] = mapped_column(JSON)
+    reason: Mapped[str | None] = mapped_column(String(500), default=None)
+    reviewed_by: Mapped[str | None] = mapped_column(String(64), default=None)
+    created_at: Mapped[datetime]
+    reviewed_at: Mapped[datetime | None] = mapped_column(default=None)

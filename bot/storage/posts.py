@@ -10,6 +10,7 @@ from typing import Any
 
 from sqlalchemy import delete, or_, select, update
 
+from bot.quiz.rules import zone_or_utc
 from bot.storage import read_models
 from bot.storage.base import PUBLISHED_OR_GIVEN_UP, UNPUBLISHED, Store, post_info, rowcount
 from bot.storage.models import Channel, Post, Quiz
@@ -180,13 +181,26 @@ class PostStore(Store):
                 update(Post)
                 .where(Post.id == post_id, Post.closed_at.is_(None))
                 .values(closed_at=now)
-                .returning(Post.channel_id, Post.kind)
+                .returning(Post.channel_id, Post.kind, Post.question_id, Post.posted_at)
             )
             row = closed.first()
             if row is None:
                 return False
+            # Its answers count, and a daily question's streaks end, in the
+            # same transaction as the close: once, by the one closer.
+            channel = await session.get_one(Channel, row.channel_id)
+            closing = read_models.ClosedPost(
+                id=post_id,
+                channel_id=row.channel_id,
+                platform=channel.platform,
+                community=channel.community,
+                question_id=row.question_id,
+                zone=zone_or_utc(channel.timezone),
+                posted_at=row.posted_at,
+                closed_at=now,
+            )
+            await read_models.score_closed_post(session, closing)
             if row.kind == "daily":
-                # Its streaks end in the same transaction as the close.
                 await read_models.close_daily(session, post_id, row.channel_id)
             return True
 

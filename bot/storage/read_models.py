@@ -11,14 +11,27 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
-from functools import lru_cache
+from datetime import UTC, datetime, timedelta
+from functools import cache, lru_cache
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import Dialect, case, delete, literal_column, or_, select, update
+from sqlalchemy import (
+    Dialect,
+    Integer,
+    String,
+    bindparam,
+    case,
+    cast,
+    delete,
+    literal_column,
+    null,
+    or_,
+    select,
+    update,
+)
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from bot.quiz.rules import Period, period_key
 from bot.storage.models import (
@@ -105,15 +118,23 @@ class ScoreRow:
         return cls(step.tally, step.week, step.tally, step.month, step.tally)
 
     def add(self, step: Step) -> None:
+        """Answers arrive in the order their questions close, not the order
+        they were given in, so the rule does not depend on order: the row keeps
+        the latest week with answers, the latest week before it, and the latest
+        month."""
         self.total = self.total.plus(step.tally)
         if step.week == self.week:
             self.week_tally = self.week_tally.plus(step.tally)
-        else:
+        elif step.week > self.week:
             self.prev_week, self.prev_week_tally = self.week, self.week_tally
             self.week, self.week_tally = step.week, step.tally
+        elif step.week == self.prev_week:
+            self.prev_week_tally = self.prev_week_tally.plus(step.tally)
+        elif self.prev_week is None or step.week > self.prev_week:
+            self.prev_week, self.prev_week_tally = step.week, step.tally
         if step.month == self.month:
             self.month_tally = self.month_tally.plus(step.tally)
-        else:
+        elif step.month > self.month:
             self.month, self.month_tally = step.month, step.tally
 
 
@@ -181,61 +202,115 @@ def fold(steps: dict[Any, list[Step]]) -> dict[Any, ScoreRow]:
 # -- keeping them -------------------------------------------------------------
 
 
-async def add_answers(session: AsyncSession, answers: Sequence[ScoredAnswer]) -> None:
-    """Count newly stored answers in every read model, in the caller's transaction."""
-    if not answers:
-        return
+@dataclass(frozen=True, slots=True)
+class ClosedPost:
+    """A post that just closed, with what its answers' read-model rows are keyed by."""
+
+    id: int
+    channel_id: int
+    platform: str
+    community: str
+    question_id: str
+    zone: ZoneInfo
+    posted_at: datetime
+    closed_at: datetime
+
+
+async def score_closed_post(session: AsyncSession, post: ClosedPost) -> None:
+    """Count a closed post's answers on every score board and in the members'
+    per-question counts, in the caller's (closing) transaction.
+
+    Answers count when their question closes, not when they are clicked: the
+    click path then stores the answer alone, and nobody can read from their
+    points or stats whether an open question's answer was right. Each member
+    has one answer per post, so each board gets one step per member, added by
+    the database from the answers table in one statement per board (and per
+    week or month the answers fall in, in the channel's zone)."""
     connection = await session.connection()
-    statements = _statements(connection.dialect)
-    in_order = sorted(answers, key=lambda a: a.at)
-    steps = ScoreSteps.of(in_order)
-    for round_rows in _rounds(steps.channels):
-        await statements.channel_scores.run(
-            connection,
-            [_score_values(step, channel_id=c, user_id=u) for (c, u), step in round_rows],
-        )
-    for round_rows in _rounds(steps.communities):
-        await statements.community_scores.run(
-            connection,
-            [
-                _score_values(step, platform=p, community=g, user_id=u)
-                for (p, g, u), step in round_rows
-            ],
-        )
-    await statements.member_questions.run(
-        connection,
-        [
-            {
-                "platform": platform,
-                "user_id": user,
-                "question_id": question,
-                "answered": tally.answered,
-                "correct": tally.correct,
-                "points": tally.points,
-            }
-            for (platform, user, question), tally in sorted(steps.questions.items())
-        ],
-    )
-    # A member's streak moves one daily question at a time, in posting order;
-    # two answers by one member in one batch (two open dailies) take two rounds.
+    statements = _close_statements(connection.dialect.name)
+    for start, end, week, month in period_segments(post.zone, post.posted_at, post.closed_at):
+        values = {
+            "post_id": post.id,
+            "platform": post.platform,
+            "community": post.community,
+            "question_id": post.question_id,
+            "week": week,
+            "month": month,
+            "start": start,
+            "end": end,
+        }
+        await connection.execute(statements.channel_scores, values)
+        await connection.execute(statements.community_scores, values)
+        await connection.execute(statements.member_questions, values)
+
+
+# Bounds of the first and last segment: no answer is older or newer.
+_EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
+_LATEST = datetime(9999, 1, 1, tzinfo=UTC)
+_QUARTER = timedelta(minutes=15)
+
+
+def period_segments(
+    zone: ZoneInfo, start: datetime, end: datetime
+) -> list[tuple[datetime, datetime, str, str]]:
+    """The stretches of [start, end] that fall in one week and one month in
+    `zone`, as (from, until, week, month); the first reaches back and the last
+    forward without limit. Weeks and months begin on a local quarter hour."""
+    quarter = start.replace(minute=start.minute - start.minute % 15, second=0, microsecond=0)
+    week, month = _week_and_month(zone, quarter)
+    segments: list[tuple[datetime, datetime, str, str]] = []
+    since = _EARLIEST
+    quarter += _QUARTER
+    while quarter <= end:
+        keys = _week_and_month(zone, quarter)
+        if keys != (week, month):
+            segments.append((since, quarter, week, month))
+            since, (week, month) = quarter, keys
+        quarter += _QUARTER
+    segments.append((since, _LATEST, week, month))
+    return segments
+
+
+async def add_streaks(connection: AsyncConnection, answers: Sequence[ScoredAnswer]) -> None:
+    """Move the daily streaks of newly stored answers to daily questions, in
+    the caller's (storing) transaction: the private reply to the click shows
+    the new streak at once."""
+    for sql, rows in streak_updates(connection.dialect, answers):
+        await connection.exec_driver_sql(sql, rows)
+
+
+def streak_updates(
+    dialect: Dialect, answers: Sequence[ScoredAnswer]
+) -> list[tuple[str, list[tuple[Any, ...]]]]:
+    """The upserts (SQL and rows, for an executemany each) that move these
+    answers' streaks, in order."""
     daily: dict[tuple[int, str], list[Step]] = {}
-    for answer in in_order:
+    # A member's streak moves one daily question at a time, in answer order;
+    # two answers by one member in one batch (two open dailies) take two rounds.
+    for answer in sorted(answers, key=lambda a: a.at):
         if answer.daily:
             mark = Tally(answered=1, correct=int(answer.correct))
             daily.setdefault((answer.channel_id, answer.user_id), []).append(Step("", "", mark))
-    for round_rows in _rounds(daily):
-        await statements.streaks.run(
-            connection,
+    if not daily:
+        return []
+    streaks = _streak_statement(dialect)
+    return [
+        (
+            streaks.sql,
             [
-                {
-                    "channel_id": channel_id,
-                    "user_id": user_id,
-                    "current": step.tally.correct,
-                    "best": step.tally.correct,
-                }
+                streaks.row(
+                    {
+                        "channel_id": channel_id,
+                        "user_id": user_id,
+                        "current": step.tally.correct,
+                        "best": step.tally.correct,
+                    }
+                )
                 for (channel_id, user_id), step in round_rows
             ],
         )
+        for round_rows in _rounds(daily)
+    ]
 
 
 def _rounds(rows: dict[Any, list[Step]]) -> list[list[tuple[Any, Step]]]:
@@ -292,39 +367,6 @@ async def forget(session: AsyncSession, platform: str, user_id: str) -> None:
     )
 
 
-def _score_values(step: Step, **key: Any) -> dict[str, Any]:
-    """A new row for this step (score_row of ScoreRow.first, spelled out: it
-    runs for every answer); on an existing row the upsert adds it instead."""
-    points, correct, answered, last = (
-        step.tally.points,
-        step.tally.correct,
-        step.tally.answered,
-        step.tally.last_correct_at,
-    )
-    return {
-        **key,
-        "week": step.week,
-        "month": step.month,
-        "prev_week": None,
-        "points": points,
-        "correct": correct,
-        "answered": answered,
-        "last_correct_at": last,
-        "week_points": points,
-        "week_correct": correct,
-        "week_answered": answered,
-        "week_last_correct_at": last,
-        "month_points": points,
-        "month_correct": correct,
-        "month_answered": answered,
-        "month_last_correct_at": last,
-        "prev_week_points": 0,
-        "prev_week_correct": 0,
-        "prev_week_answered": 0,
-        "prev_week_last_correct_at": None,
-    }
-
-
 def score_row(row: ScoreRow, **key: Any) -> dict[str, Any]:
     """The table columns of a score row."""
     values = {**key, "week": row.week, "month": row.month, "prev_week": row.prev_week}
@@ -342,84 +384,139 @@ def score_row(row: ScoreRow, **key: Any) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
-class _Statements:
-    channel_scores: Prepared
-    community_scores: Prepared
-    member_questions: Prepared
-    streaks: Prepared
+class _CloseStatements:
+    channel_scores: Any
+    community_scores: Any
+    member_questions: Any
 
 
-_BY_BACKEND: dict[str, _Statements] = {}
+@cache
+def _close_statements(dialect: str) -> _CloseStatements:
+    """The closing upserts, built once per backend."""
+    return _CloseStatements(
+        channel_scores=_scores_from_answers(
+            dialect, ChannelScore, ["channel_id", "user_id"], [_ANSWERS.channel_id]
+        ),
+        community_scores=_scores_from_answers(
+            dialect,
+            CommunityScore,
+            ["platform", "community", "user_id"],
+            [_param("platform", 16), _param("community", 64)],
+        ),
+        member_questions=_counts_from_answers(dialect),
+    )
 
 
-def _statements(dialect: Dialect) -> _Statements:
-    """The upserts, compiled once per backend."""
-    if dialect.name not in _BY_BACKEND:
-        name = dialect.name
+_ANSWERS = Answer.__table__.c
+_STREAKS: dict[str, Prepared] = {}
 
-        def prepared(statement: Any, model: Any) -> Prepared:
-            return Prepared(statement, dialect, [c.name for c in model.__table__.c])
 
-        _BY_BACKEND[name] = _Statements(
-            channel_scores=prepared(
-                _add_score(name, ChannelScore, ["channel_id", "user_id"]), ChannelScore
-            ),
-            community_scores=prepared(
-                _add_score(name, CommunityScore, ["platform", "community", "user_id"]),
-                CommunityScore,
-            ),
-            member_questions=prepared(_add_counts(name), MemberQuestion),
-            streaks=prepared(_step_streak(name), DailyStreak),
-        )
-    return _BY_BACKEND[dialect.name]
+def _streak_statement(dialect: Dialect) -> Prepared:
+    if dialect.name not in _STREAKS:
+        columns = [c.name for c in DailyStreak.__table__.c]
+        _STREAKS[dialect.name] = Prepared(_step_streak(dialect.name), dialect, columns)
+    return _STREAKS[dialect.name]
 
 
 def _insert(dialect: str, model: Any) -> Any:
-    """A Core INSERT on the model's table: executed with a list of rows it is
-    one executemany (an ORM insert would go through the ORM's bulk path)."""
     module = postgresql if dialect == "postgresql" else sqlite
     return module.insert(model.__table__)
 
 
-def _add_score(dialect: str, model: Any, keys: list[str]) -> Any:
-    """Add a step to a score row (ScoreRow.add in SQL). Every column on the
-    right of SET is the row's old value, on SQLite as on PostgreSQL."""
-    stmt = _insert(dialect, model)
-    row, new = model.__table__.c, stmt.excluded
-    same_week, same_month = row.week == new.week, row.month == new.month
+def _param(name: str, length: int) -> Any:
+    # Typed in the SQL: PostgreSQL cannot tell a bare parameter's type in a select list.
+    return cast(bindparam(name), String(length))
 
-    def added(prefix: str) -> dict[str, Any]:
-        return {
-            f"{prefix}points": row[f"{prefix}points"] + new.points,
-            f"{prefix}correct": row[f"{prefix}correct"] + new.correct,
-            f"{prefix}answered": row[f"{prefix}answered"] + new.answered,
-            f"{prefix}last_correct_at": _later(
-                row[f"{prefix}last_correct_at"], new.last_correct_at
-            ),
-        }
 
-    def restarted_or_added(prefix: str, same: Any) -> dict[str, Any]:
-        return {
-            column: case((same, value), else_=new[f"{prefix}{column.removeprefix(prefix)}"])
-            for column, value in added(prefix).items()
-        }
-
-    moved_back = {
-        f"prev_week_{name}": case((same_week, row[f"prev_week_{name}"]), else_=row[f"week_{name}"])
-        for name in ("points", "correct", "answered", "last_correct_at")
-    }
-    return stmt.on_conflict_do_update(
-        index_elements=keys,
-        set_={
-            **added(""),
-            **restarted_or_added("week_", same_week),
-            **restarted_or_added("month_", same_month),
-            **moved_back,
-            "prev_week": case((same_week, row.prev_week), else_=row.week),
-            "week": new.week,
-            "month": new.month,
-        },
+def _post_answers(*columns: Any) -> Any:
+    """The closing post's answers in one week-and-month segment, in key order
+    (so concurrent writers on PostgreSQL lock rows in one order)."""
+    answered_at = Answer.__table__.c.answered_at
+    return (
+        select(*columns)
+        .where(
+            _ANSWERS.post_id == bindparam("post_id"),
+            answered_at >= bindparam("start", type_=answered_at.type),
+            answered_at < bindparam("end", type_=answered_at.type),
+        )
+        .order_by(_ANSWERS.user_id)
     )
+
+
+def _scores_from_answers(dialect: str, model: Any, keys: list[str], key_values: list[Any]) -> Any:
+    """INSERT … SELECT of one step per member from the post's answers, added
+    to each existing row by ScoreRow.add's rule."""
+    correct = cast(_ANSWERS.correct, Integer)
+    last = case((_ANSWERS.correct, _ANSWERS.answered_at), else_=null())
+    one: Any = literal_column("1")
+    zero: Any = literal_column("0")
+    tally = [_ANSWERS.points, correct, one, last]
+    values = [
+        *key_values,
+        _ANSWERS.user_id,
+        _param("week", 8),
+        _param("month", 8),
+        null(),
+        *tally,
+        *tally,
+        *tally,
+        zero,
+        zero,
+        zero,
+        null(),
+    ]
+    names = [*keys, "week", "month", "prev_week"]
+    for prefix in ("", "week_", "month_", "prev_week_"):
+        names += [f"{prefix}{n}" for n in ("points", "correct", "answered", "last_correct_at")]
+    stmt = _insert(dialect, model).from_select(names, _post_answers(*values))
+    return stmt.on_conflict_do_update(index_elements=keys, set_=_merged(model, stmt.excluded))
+
+
+def _merged(model: Any, new: Any) -> dict[str, Any]:
+    """ScoreRow.add in SQL. Every column on the right of SET is the row's old
+    value, on SQLite as on PostgreSQL."""
+    row = model.__table__.c
+    names = ("points", "correct", "answered", "last_correct_at")
+
+    def added(old: str, step: str, name: str) -> Any:
+        if name == "last_correct_at":
+            return _later(row[f"{old}{name}"], new[f"{step}{name}"])
+        return row[f"{old}{name}"] + new[f"{step}{name}"]
+
+    same_week, later_week = row.week == new.week, new.week > row.week
+    same_prev = new.week == row.prev_week
+    later_prev = row.prev_week.is_(None) | (new.week > row.prev_week)
+    same_month, later_month = row.month == new.month, new.month > row.month
+    merged: dict[str, Any] = {}
+    for name in names:
+        merged[name] = added("", "", name)
+        merged[f"week_{name}"] = case(
+            (same_week, added("week_", "week_", name)),
+            (later_week, new[f"week_{name}"]),
+            else_=row[f"week_{name}"],
+        )
+        merged[f"prev_week_{name}"] = case(
+            (same_week, row[f"prev_week_{name}"]),
+            (later_week, row[f"week_{name}"]),
+            (same_prev, added("prev_week_", "week_", name)),
+            (later_prev, new[f"week_{name}"]),
+            else_=row[f"prev_week_{name}"],
+        )
+        merged[f"month_{name}"] = case(
+            (same_month, added("month_", "month_", name)),
+            (later_month, new[f"month_{name}"]),
+            else_=row[f"month_{name}"],
+        )
+    merged["prev_week"] = case(
+        (same_week, row.prev_week),
+        (later_week, row.week),
+        (same_prev, row.prev_week),
+        (later_prev, new.week),
+        else_=row.prev_week,
+    )
+    merged["week"] = case((later_week, new.week), else_=row.week)
+    merged["month"] = case((later_month, new.month), else_=row.month)
+    return merged
 
 
 def _later(old: Any, new: Any) -> Any:
@@ -431,8 +528,19 @@ def _later(old: Any, new: Any) -> Any:
     )
 
 
-def _add_counts(dialect: str) -> Any:
+def _counts_from_answers(dialect: str) -> Any:
     stmt = _insert(dialect, MemberQuestion)
+    answers = _post_answers(
+        _param("platform", 16),
+        _ANSWERS.user_id,
+        _param("question_id", 64),
+        literal_column("1"),
+        cast(_ANSWERS.correct, Integer),
+        _ANSWERS.points,
+    )
+    stmt = stmt.from_select(
+        ["platform", "user_id", "question_id", "answered", "correct", "points"], answers
+    )
     row, new = MemberQuestion.__table__.c, stmt.excluded
     return stmt.on_conflict_do_update(
         index_elements=["platform", "user_id", "question_id"],
@@ -498,8 +606,12 @@ def past_week_board(channel_id: int, key: str, limit: int) -> Any:
 
 def rank_order(points: Any, correct: Any, last_correct: Any, user_id: Any) -> list[Any]:
     """Points, then more correct answers, then the earlier last correct answer, then user id
-    (every leaderboard and quiz scoreboard ranks this way)."""
-    return [points.desc(), correct.desc(), last_correct.asc().nulls_last(), user_id.asc()]
+    (every leaderboard and quiz scoreboard ranks this way).
+
+    `last_correct` is NULL only where `correct` is 0, and two rows compared on
+    it have the same `correct`: so it never matters where NULLs sort, and each
+    backend's default lets the boards read the ranked indexes (models.py)."""
+    return [points.desc(), correct.desc(), last_correct.asc(), user_id.asc()]
 
 
 def _ranked(model: Any, columns: list[Any], limit: int, where: tuple[Any, ...]) -> Any:

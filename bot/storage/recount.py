@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfo
 
 from sqlalchemy import Connection, delete, insert, select
 
-from bot.quiz.rules import streak_table
+from bot.quiz.rules import streak_table, zone_or_utc
 from bot.storage.models import (
     Answer,
     Channel,
@@ -47,17 +47,10 @@ class ReadModels:
     streaks: dict[tuple[int, str], tuple[int, int]] = field(default_factory=dict)
 
 
-def _zone(name: str) -> ZoneInfo:
-    try:
-        return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
-        return ZoneInfo("UTC")
-
-
 def expected(connection: Connection) -> ReadModels:
     """The read models as the answers say they should be."""
     channels = {
-        row.id: (row.platform, row.community, _zone(row.timezone))
+        row.id: (row.platform, row.community, zone_or_utc(row.timezone))
         for row in connection.execute(
             select(Channel.id, Channel.platform, Channel.community, Channel.timezone)
         )
@@ -90,6 +83,8 @@ def _scored_answers(
             Answer.answered_at,
         )
         .join(Post, Post.id == Answer.post_id)
+        # Scores count an answer once its question has closed.
+        .where(Post.closed_at.is_not(None))
         .order_by(Answer.answered_at, Answer.id),
         execution_options={"stream_results": True, "yield_per": BATCH},
     )

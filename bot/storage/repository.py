@@ -1,7 +1,7 @@
 """The stores of every area, built over the database's two session factories.
 
 `Repository` only holds them: each query lives in the store of its area
-(channels, quizzes, posts, answers, schedules, scores, cards)."""
+(channels, quizzes, posts, answers, schedules, scores, cards, submissions)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from bot.storage.posts import PostStore
 from bot.storage.quizzes import QuizStore
 from bot.storage.schedules import ScheduleStore
 from bot.storage.scores import ScoreStore
+from bot.storage.submissions import SubmissionStore
 
 
 class Repository:
@@ -29,6 +30,7 @@ class Repository:
         self.schedules = ScheduleStore(writes, reads, dialect)
         self.scores = ScoreStore(writes, reads, dialect)
         self.cards = CardStore(writes, reads, dialect)
+        self.submissions = SubmissionStore(writes, reads, dialect)
 
     @property
     def engine(self) -> AsyncEngine:

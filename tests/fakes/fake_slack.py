@@ -8,7 +8,9 @@
   can answer with 429s, HTTP 5xx or errors such as channel_not_found, or hold
   calls unanswered until released.
 - `SignedSender`: sends signed HTTP requests to Bolt's /slack/events, as Slack does.
-- `slash_payload` / `click_payload`: what Slack sends for `/quiz …` and a button click.
+- `slash_payload` / `click_payload` / `view_submission_payload`: what Slack sends
+  for `/quiz …`, a button click and a submitted modal (opened with views.open,
+  whose views the fake keeps in `FakeSlack.views`).
 """
 
 from __future__ import annotations
@@ -137,6 +139,8 @@ class FakeSlack:
         self.hanging: list[Call] = []  # calls held unanswered right now
         self._rate_limits: dict[str, tuple[int, int]] = {}  # method → (times, retry_after)
         self._messages: dict[tuple[str, str], dict[str, Any]] = {}
+        self.views: list[dict[str, Any]] = []  # modals opened with views.open, oldest first
+        self._triggers: set[str] = set()
         self._ts = itertools.count(1)
         # Uploads by file id; the direct message channel opened for each user.
         self.files: dict[str, SharedFile] = {}
@@ -251,6 +255,10 @@ class FakeSlack:
             if shared.channel is not None and (channel is None or shared.channel == channel)
         ]
 
+    def direct_messages(self, user: str) -> list[Call]:
+        """Messages to a member's direct conversation with the app (channel = user id)."""
+        return self.posts(user)
+
     def responses_to(self, key: str) -> list[dict[str, Any]]:
         return [body for found, body in self.responses if found == key]
 
@@ -273,7 +281,8 @@ class FakeSlack:
         envelope = {
             "envelope_id": envelope_id,
             "type": kind,
-            "accepts_response_payload": kind == "slash_commands",
+            "accepts_response_payload": kind == "slash_commands"
+            or payload.get("type") == "view_submission",
             "retry_attempt": retry,
             "retry_reason": "timeout" if retry else "",
             "payload": payload,
@@ -435,6 +444,17 @@ class FakeSlack:
             return {"ok": True, "channel": key[0], "ts": key[1]}
         if method == "chat.postEphemeral":
             return {"ok": True, "message_ts": f"{time.time():.6f}"}
+        if method == "views.open":
+            # A trigger id is good once, within three seconds of the command or click.
+            trigger = str(params.get("trigger_id") or "")
+            if not trigger.startswith("trigger-") or trigger in self._triggers:
+                return {"ok": False, "error": "invalid_trigger_id"}
+            self._triggers.add(trigger)
+            view = params.get("view")
+            view = json.loads(view) if isinstance(view, str) else dict(view or {})
+            opened = {**view, "id": f"V{next(self._ts):08d}", "team_id": TEAM}
+            self.views.append(opened)
+            return {"ok": True, "view": opened}
         if method == "users.info":
             user = self.users.get(str(params.get("user")))
             return {"ok": True, "user": user} if user else {"ok": False, "error": "user_not_found"}
@@ -523,6 +543,33 @@ def click_payload(
                 "action_ts": f"{time.time():.6f}",
             }
         ],
+    }
+
+
+def view_submission_payload(
+    view: dict[str, Any], typed: dict[str, str], *, user: str, team: str = TEAM
+) -> dict[str, Any]:
+    """A modal the app opened, submitted with `typed` in its inputs (by block id;
+    the others keep the text the app filled in)."""
+    values = {}
+    for block in view.get("blocks") or []:
+        if block.get("type") != "input":
+            continue
+        element = block["element"]
+        value = typed.get(block["block_id"], element.get("initial_value"))
+        values[block["block_id"]] = {
+            element["action_id"]: {"type": "plain_text_input", "value": value}
+        }
+    return {
+        "type": "view_submission",
+        "team": {"id": team, "domain": "fake"},
+        "user": {"id": user, "username": user.lower(), "name": user.lower(), "team_id": team},
+        "api_app_id": "A0QUIZ",
+        "token": "legacy-verification-token",
+        "trigger_id": f"trigger-{uuid.uuid4().hex[:8]}",
+        "view": {**view, "state": {"values": values}, "hash": uuid.uuid4().hex},
+        "response_urls": [],
+        "is_enterprise_install": False,
     }
 
 

@@ -1,5 +1,5 @@
 """read models: score totals per channel and community and period, per-question
-counts per member, and daily streaks, backfilled from the answers
+counts per member, and daily streaks (filled by 0007)
 
 Revision ID: 0006
 Revises: 0005
@@ -12,7 +12,6 @@ import sqlalchemy as sa
 from alembic import op
 
 import bot.storage.models
-from bot.storage.recount import rebuild
 
 revision = "0006"
 down_revision = "0005"
@@ -89,8 +88,7 @@ def upgrade() -> None:
         **_ROWID,
     )
     op.create_index("ix_daily_streaks_user", "daily_streaks", ["user_id"])
-    # An upgraded database shows the same leaderboards, stats and streaks.
-    rebuild(op.get_bind())
+    # The backfill is 0007's: it counts by the rule of when answers count.
 
 
 def downgrade() -> None:

@@ -5,7 +5,7 @@ Posts closed before this upgrade are marked applied: cards start from the
 answers given after it.
 
 Revision ID: 0008
-Revises: 0006
+Revises: 0007
 Create Date: 2026-12-03 13:00:00
 """
 
@@ -17,7 +17,7 @@ from alembic import op
 import bot.storage.models
 
 revision = "0008"
-down_revision = "0006"
+down_revision = "0007"
 branch_labels = None
 depends_on = None
 
@@ -30,7 +30,7 @@ def _when(name: str, *, nullable: bool = True) -> sa.Column[object]:
 
 def upgrade() -> None:
     if op.get_bind().dialect.name == "postgresql":
-        # 0006's recount, in the same transaction, can leave a streamed read of
+        # 0007's recount, in the same transaction, can leave a streamed read of
         # posts open, and PostgreSQL refuses to alter a table a cursor still reads.
         op.execute("CLOSE ALL")
     with op.batch_alter_table("posts", schema=None) as batch_op:
