@@ -15,6 +15,7 @@ import pytest
 from bot.chat import Target
 from bot.quiz.scheduler import CONCURRENT_POSTS, DAILY
 from bot.quiz.service import QuizService
+from bot.storage.db import check_read_models
 from bot.textcommands import UsageError, parse
 from tests.conftest import CHANNEL, OTHER_CHANNEL, Host, restart, run_until
 
@@ -411,6 +412,9 @@ async def test_two_processes_on_one_database_post_each_daily_question_once(host:
     [reveal] = host.adapter.edits_of(sent.message_id)
     assert "2 answers" in reveal.text
     assert [len(host.adapter.questions(target)) for target in targets] == [2] * 20
+    # Both processes ran the close; its answers were counted once.
+    assert await host.leaderboard(first, period="all") == [("ana", 10), ("bo", 10)]
+    assert await check_read_models(host.service.repository.database.writer) == ([], 0)
 
 
 async def schedule_daily_at(host: Host, targets: list[Target], fire: datetime) -> None:
