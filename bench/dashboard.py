@@ -3,7 +3,7 @@
 On SQLite in a temp file (and PostgreSQL in a fresh schema when
 QUIZ_TEST_POSTGRES_URL or --postgres is given) it writes bench/boards.py's
 population with tests/datagen.py at schema revision 0005 and migrates to head
-(so migration 0008 backfills `post_votes`), then serves the dashboard on
+(so migration 0010 backfills `post_votes`), then serves the dashboard on
 127.0.0.1 and requests every page --calls times after one warm-up, from its
 signed link, through a real HTTP client. The time measured is the server's:
 from the request reaching the handler to the response being built. The goal

@@ -52,6 +52,38 @@ class Field:
 
 
 @dataclass(frozen=True)
+class Attachment:
+    """A file that goes with a private reply (an Anki deck)."""
+
+    filename: str
+    data: bytes = field(repr=False)
+
+
+@dataclass(frozen=True)
+class FormField:
+    """One text box of a form. `value` is what it shows already filled in."""
+
+    key: str
+    label: str
+    value: str = ""
+    multiline: bool = False
+    required: bool = True
+    max_length: int = 1000
+    placeholder: str | None = None
+
+
+@dataclass(frozen=True)
+class Form:
+    """A pop-up form (Discord modal, Slack modal view). `form_id` comes back with
+    the submitted values and routes them, like a button's custom_id."""
+
+    form_id: str
+    title: str
+    fields: tuple[FormField, ...]
+    submit_label: str = "Submit"
+
+
+@dataclass(frozen=True)
 class OutMessage:
     """A message to show a person.
 
@@ -74,6 +106,12 @@ class OutMessage:
     # a duplicate (Discord's message nonce) uses it, so a retry after a timeout
     # or a crash never posts the question twice.
     idempotency_key: str | None = None
+    # A file only the recipient may see: Discord attaches it to the private
+    # reply, Slack sends it in a direct message, the terminal saves it.
+    attachment: Attachment | None = None
+    # Set on the answer to a command or click: the adapter opens this form
+    # instead of replying (`text` is for a platform that has no forms).
+    form: Form | None = None
 
 
 # Asked with the channel's moderator role/group setting (None when unset):
@@ -110,6 +148,39 @@ class Interaction:
     user_id: str
     custom_id: str
     display_name: str | None = None
+    # The clicker's moderator test (review buttons); None: not a moderator.
+    moderator_check: ModeratorCheck | None = None
+
+    async def by_moderator(self, moderator_role: str | None) -> bool:
+        return self.moderator_check is not None and await self.moderator_check(moderator_role)
+
+
+@dataclass(frozen=True)
+class FormSubmission:
+    """A submitted form: its id and the value of each field by key."""
+
+    target: Target
+    user_id: str
+    form_id: str
+    values: dict[str, str]
+    display_name: str | None = None
+    moderator_check: ModeratorCheck | None = None
+    # Slack shows problems beside the fields of a form that stays open; a
+    # Discord modal closes on submit, so its problems come as a reply.
+    inline_errors: bool = False
+
+    async def by_moderator(self, moderator_role: str | None) -> bool:
+        return self.moderator_check is not None and await self.moderator_check(moderator_role)
+
+
+@dataclass(frozen=True)
+class FormReply:
+    """The answer to a submitted form: problems by field key (the form stays open
+    where the platform can show them there), and a private reply; either may be
+    empty."""
+
+    errors: dict[str, str] = field(default_factory=dict)
+    message: OutMessage | None = None
 
 
 class Adapter(Protocol):
@@ -134,6 +205,13 @@ class Adapter(Protocol):
     async def display_names(self, target: Target, user_ids: Sequence[str]) -> dict[str, str]:
         """Members' display names, for channels that turned mentions off; ids the
         platform cannot resolve may be left out."""
+        ...
+
+    async def send_direct(self, target: Target, user_id: str, message: OutMessage) -> None:
+        """A private message to a member who is not in the current exchange (a
+        submission's author hearing the review): a direct message where the
+        platform has them. `target` is where the member last used the bot.
+        Raises DeliveryError when it cannot be delivered."""
         ...
 
 

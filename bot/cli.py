@@ -21,8 +21,10 @@ T = TypeVar("T")
 app = typer.Typer(help="Quizmaster: a quiz-master bot for Discord, Slack and the terminal.")
 questions_app = typer.Typer(help="Validate, list, export and import question banks.")
 db_app = typer.Typer(help="Database maintenance.")
+export_app = typer.Typer(help="Export a member's questions for study elsewhere.")
 app.add_typer(questions_app, name="questions")
 app.add_typer(db_app, name="db")
+app.add_typer(export_app, name="export")
 
 
 def _settings() -> Settings:
@@ -100,12 +102,62 @@ def play(
     raise typer.Exit(_run_on_database(settings, main()))
 
 
+@app.command()
+def review(
+    count: Annotated[int, typer.Option(min=1, max=50, help="How many cards at most (1–50)")] = 10,
+) -> None:
+    """Review your due questions in the terminal (platform console, user local)."""
+    from bot.console import review as review_cards
+    from bot.runner import open_runtime
+
+    settings = _settings()
+    _logging(settings, quiet=True)
+
+    async def main() -> int:
+        async with open_runtime(settings) as runtime:
+            return await review_cards(runtime.service, count=count)
+
+    raise typer.Exit(_run_on_database(settings, main()))
+
+
+@export_app.command("anki")
+def export_anki(
+    platform: Annotated[str, typer.Option(help="discord, slack or console")],
+    user: Annotated[str, typer.Option(help="The member's platform user id (console: local)")],
+    out: Annotated[Path, typer.Option(help="The .apkg file to write")],
+    every: Annotated[
+        bool, typer.Option("--all", help="Every answered question, not only the missed ones")
+    ] = False,
+) -> None:
+    """Write a member's missed (or all answered) questions as an Anki package."""
+    from bot.quiz import render
+    from bot.runner import open_runtime
+
+    settings = _settings()
+    _logging(settings, quiet=True)
+
+    async def main() -> tuple[int, bytes]:
+        async with open_runtime(settings) as runtime:
+            return await runtime.service.study.package(platform, user, every=every)
+
+    count, data = _run_on_database(settings, main())
+    if not count:
+        typer.echo(render.nothing_to_export("all" if every else "missed").text, err=True)
+        raise typer.Exit(1)
+    try:
+        out.write_bytes(data)
+    except OSError as error:
+        typer.echo(f"Cannot write {out}: {error.strerror or error}", err=True)
+        raise typer.Exit(1) from None
+    typer.echo(f"Wrote {count} question(s) to {out}.")
+
+
 @app.command("forget-user")
 def forget_user(
     platform: Annotated[str, typer.Argument(help="discord, slack or console")],
     user_id: Annotated[str, typer.Argument(help="The member's platform user id")],
 ) -> None:
-    """Delete every answer and statistic of one member."""
+    """Delete every answer, statistic and review card of one member."""
     from bot.storage.db import open_database, upgrade
     from bot.storage.repository import Repository
 
@@ -115,7 +167,10 @@ def forget_user(
         database = open_database(settings.resolved_database_url)
         try:
             await upgrade(database.writer)
-            return await Repository(database).answers.forget_user(platform, user_id)
+            repository = Repository(database)
+            deleted = await repository.answers.forget_user(platform, user_id)
+            await repository.cards.forget(platform, user_id)
+            return deleted
         finally:
             await database.dispose()
 
@@ -191,6 +246,36 @@ def _bank_paths(paths: list[Path] | None) -> list[Path]:
     return paths or [_settings().questions_dir]
 
 
+def _community_banks() -> list[dict[str, Any]]:
+    """Every community's accepted submissions, from the database (none when the
+    SQLite file does not exist yet: listing banks never creates a database).
+    A database that cannot be read is reported on stderr; the files still list."""
+    from sqlalchemy.engine import make_url
+
+    from bot.quiz.questions import export_community
+    from bot.storage.db import open_database, upgrade
+    from bot.storage.repository import Repository
+
+    settings = _settings()
+    url = make_url(settings.resolved_database_url)
+    if url.get_backend_name() == "sqlite" and not Path(url.database or "").exists():
+        return []
+
+    async def main() -> list[dict[str, Any]]:
+        database = open_database(settings.resolved_database_url)
+        try:
+            await upgrade(database.writer)
+            return export_community(await Repository(database).submissions.all_community_banks())
+        finally:
+            await database.dispose()
+
+    try:
+        return asyncio.run(main())
+    except Exception as error:
+        typer.echo(f"community banks not listed: {error}", err=True)
+        return []
+
+
 @questions_app.command("validate")
 def questions_validate(
     paths: Annotated[list[Path] | None, typer.Argument(help="Files or folders")] = None,
@@ -220,6 +305,12 @@ def questions_list() -> None:
         typer.echo(
             f"{bank.id}\t{len(bank.questions)} questions\t{bank.title}\ttags: {', '.join(tags)}"
         )
+    for community in _community_banks():
+        tags = sorted({tag for q in community["questions"] for tag in q["tags"]})
+        typer.echo(
+            f"{community['id']}\t{len(community['questions'])} questions\t{community['title']} "
+            f"({community['platform']} {community['community']})\ttags: {', '.join(tags)}"
+        )
     for problem in problems:
         typer.echo(f"skipped: {problem}", err=True)
 
@@ -243,7 +334,9 @@ def questions_export(
         typer.echo(f"Unknown format {format!r}; use json.", err=True)
         raise typer.Exit(2)
     catalog, _ = load_banks(_bank_paths(None))
-    typer.echo(json.dumps(export(catalog), indent=2, ensure_ascii=False))
+    exported = export(catalog)
+    exported["banks"].extend(_community_banks())
+    typer.echo(json.dumps(exported, indent=2, ensure_ascii=False))
 
 
 @questions_app.command("import")

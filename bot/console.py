@@ -93,6 +93,33 @@ async def play(
     return 0
 
 
+async def review(
+    service: QuizService,
+    *,
+    count: int,
+    source: TextIO | None = None,
+    out: TextIO | None = None,
+) -> int:
+    """A review session for the local player: due cards one at a time, a typed
+    letter answers; it ends with the last card or the end of input."""
+    console = ConsoleAdapter(out)
+    service.register(console)
+    command = Command("review", CONSOLE_TARGET, LOCAL_USER, args={"count": str(count)})
+    await console.reply_private(command, await service.handle_command(command))
+    reader = LineReader(source) if console.open_card else None
+    while reader is not None and console.open_card:
+        line = await reader.lines.get()
+        if line is None:
+            break
+        click = console.click_for(line)
+        if click is None:
+            if line.strip():
+                console.hint(render.pick_a_letter(list(console.open_card)))
+            continue
+        await console.reply_private(click, await service.handle_click(click))
+    return 0
+
+
 async def local_channel(service: QuizService, stopping: asyncio.Event) -> None:
     """An interactive channel in the terminal: `/quiz …` commands and letters."""
     console = ConsoleAdapter()

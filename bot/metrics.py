@@ -192,6 +192,14 @@ class MeteredAdapter:
     async def display_names(self, target: Target, user_ids: Sequence[str]) -> dict[str, str]:
         return await self.inner.display_names(target, user_ids)
 
+    async def send_direct(self, target: Target, user_id: str, message: OutMessage) -> None:
+        # A direct message to one member: not a channel post, so not in `posts`.
+        try:
+            await self.inner.send_direct(target, user_id, message)
+        except DeliveryError as error:
+            self._failed(error)
+            raise
+
     def _failed(self, error: DeliveryError) -> None:
         self._metrics.delivery_errors.labels(self.platform, error_kind(error)).inc()
 

@@ -19,6 +19,7 @@ from bot.heap import start_up_frozen
 from bot.platforms import Platform, StartError, build_platform
 from bot.storage.db import describe_database_error
 from bot.web.pages import web_mounts
+from bot.web.views import due_reviews
 
 log = logging.getLogger(__name__)
 
@@ -109,7 +110,7 @@ async def _run(settings: Settings) -> int:
                     runtime.service.adapters,
                     runtime.database_ok,
                     settings.health_port,
-                    mounts=web_mounts(runtime.service, runtime.links),
+                    mounts=web_mounts(runtime.service, runtime.links, due_reviews(runtime.service)),
                 )
             except OSError as error:  # taken since the check
                 raise StartError(describe_bind_error(error, settings.health_port)) from None

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 SCOPES = {"channel", "server", "workspace", "community"}
 PERIODS = {"week", "month", "all", "streaks"}
-SIMPLE = {"stop", "skip", "forget-me", "help", "dashboard"}
+SIMPLE = {"stop", "skip", "forget-me", "help", "submit", "submissions", "dashboard"}
 _MENTION = re.compile(r"^<@([A-Za-z0-9]+)(?:\|[^>]*)?>$")
 
 
@@ -45,6 +45,14 @@ def parse(text: str) -> ParsedCommand:
         return ParsedCommand(name, _config_args(rest))
     if name == "schedule":
         return ParsedCommand(name, _schedule_args(rest))
+    if name == "review":
+        return ParsedCommand(name, _one_word(name, "count", rest))
+    if name == "export":
+        return ParsedCommand(name, _one_word(name, "which", rest))
+    if name == "remove-question":
+        if len(rest) != 1:
+            raise UsageError("use `remove-question <id>`, like `remove-question community-12`")
+        return ParsedCommand(name, {"id": rest[0]})
     raise UsageError(f"unknown command `{name}`")
 
 
@@ -105,6 +113,13 @@ def _stats_args(words: list[str]) -> dict[str, str]:
     if not found:
         raise UsageError(f"`{words[0]}` is not a member mention")
     return {"user": found.group(1)}
+
+
+def _one_word(name: str, key: str, words: list[str]) -> dict[str, str]:
+    """`review [count]`, `export [missed|all]`: at most one word, checked by the service."""
+    if len(words) > 1:
+        raise UsageError(f"`{name}` takes at most one option")
+    return {key: words[0]} if words else {}
 
 
 def _config_args(words: list[str]) -> dict[str, str]:

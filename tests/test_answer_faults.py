@@ -7,13 +7,16 @@ from __future__ import annotations
 import asyncio
 from dataclasses import replace
 
+import asyncpg
 import pytest
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.chat import Interaction, Target
 from bot.quiz.render import parse_answer_custom_id
 from bot.quiz.service import QuizService
 from bot.storage.records import NewAnswer
-from tests.conftest import CHANNEL, Host
+from tests.conftest import CHANNEL, POSTGRES_URL, Host, _asyncpg_dsn
 
 
 async def answers_stored(host: Host) -> int:
@@ -96,3 +99,32 @@ async def test_drain_stores_every_answer_handed_in_before_shutdown(
     assert all(click.done() for click in clicks), "drain returned before the answers were stored"
     assert all(click.result().text.startswith("Locked in") for click in clicks)
     assert await answers_stored(host) == 300
+
+
+async def test_clicks_after_the_database_dropped_every_connection_are_all_stored(
+    host: Host, engine: AsyncEngine
+) -> None:
+    """A PostgreSQL restart (or a proxy's idle cut) kills the pooled connections.
+    No connection is pinged before each use (a round trip on every click), so
+    the first batch meets a dead one; the pool is then renewed and the batch
+    stored again, one answer at a time: every click is told "Locked in" and
+    is stored."""
+    if engine.dialect.name != "postgresql":
+        pytest.skip("SQLite has no server to drop connections")
+    await host.start(questions=1, seconds=60)
+    await host.answer("warm-up", correct=True)
+    held = [await engine.connect() for _ in range(3)]  # make the pool hold several
+    pids = [await connection.scalar(text("SELECT pg_backend_pid()")) for connection in held]
+    for connection in held:
+        await connection.close()
+    admin = await asyncpg.connect(_asyncpg_dsn(POSTGRES_URL or ""))
+    try:
+        await admin.execute("SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid", pids)
+    finally:
+        await admin.close()
+
+    replies = await asyncio.gather(
+        *(host.answer(f"member-{n}", correct=n % 2 == 0) for n in range(20))
+    )
+    assert all(reply.text.startswith("Locked in") for reply in replies)
+    assert await answers_stored(host) == 21

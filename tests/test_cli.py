@@ -175,3 +175,57 @@ def test_bad_settings_are_named_and_stop_start_up(
     result = run_cli("play", cwd=tmp_path, env={name: value})
     assert result.returncode == 2
     assert f"Bad setting {message}" in result.stderr
+
+
+def _cards_due_now(cwd: Path) -> int:
+    """Let time pass for the local player's cards (they are due minutes to days
+    after a quiz): move every due time into the past. How many cards there are."""
+    import sqlite3
+
+    connection = sqlite3.connect(cwd / "data" / "quizmaster.db")
+    try:
+        with connection:
+            connection.execute("UPDATE review_cards SET due = '2000-01-01 00:00:00.000000'")
+        return int(connection.execute("SELECT count(*) FROM review_cards").fetchone()[0])
+    finally:
+        connection.close()
+
+
+def test_piped_review_answers_the_local_players_due_cards(tmp_path: Path) -> None:
+    nothing = run_cli("review", cwd=tmp_path)
+    assert nothing.returncode == 0, nothing.stderr
+    assert "Nothing to review yet." in nothing.stdout
+
+    played = run_cli("play", "--questions", "3", cwd=tmp_path, stdin="A\nB\nC\n")
+    assert played.returncode == 0, played.stderr
+    assert _cards_due_now(tmp_path) == 3
+    reviewed = run_cli("review", "--count", "2", cwd=tmp_path, stdin="x\nA\nA\n")
+    assert reviewed.returncode == 0, reviewed.stderr
+    assert reviewed.stdout.count("== Review · ") == 2
+    assert "Type one of A, B" in reviewed.stdout
+    assert "Review done: 2 cards. Next review: " in reviewed.stdout
+    # Out of range: typer refuses it before anything runs.
+    assert run_cli("review", "--count", "0", cwd=tmp_path).returncode == 2
+
+
+def test_export_anki_writes_the_package_for_a_member(tmp_path: Path) -> None:
+    played = run_cli("play", "--questions", "3", cwd=tmp_path, stdin="A\nA\nA\n")
+    assert played.returncode == 0, played.stderr
+    out = tmp_path / "deck.apkg"
+    every = run_cli(
+        "export", "anki", "--platform", "console", "--user", "local", "--all", "--out", str(out),
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert every.returncode == 0, every.stderr
+    assert every.stdout.strip() == f"Wrote 3 question(s) to {out}."
+    import zipfile
+
+    with zipfile.ZipFile(out) as archive:
+        assert "collection.anki2" in archive.namelist()
+
+    nobody = run_cli(
+        "export", "anki", "--platform", "slack", "--user", "U0NOBODY", "--out", str(out),
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert nobody.returncode == 1
+    assert "No missed questions to export yet." in nobody.stderr

@@ -13,6 +13,7 @@ from bot.quiz.service import QuizService
 from bot.storage.db import check_read_models, rebuild_read_models
 from bot.storage.read_models import backfill_post_votes
 from bot.web.tokens import Signer
+from bot.web.views import due_reviews
 from tests.conftest import CHANNEL, Host
 from tests.dashboard_helpers import (
     SECRET,
@@ -179,7 +180,7 @@ async def test_forget_me_takes_the_member_off_the_question_counts(host: Host) ->
 
 
 async def test_post_votes_kept_at_close_match_a_recount_from_the_answers(host: Host) -> None:
-    """The close transaction's rows are what migration 0008's backfill makes of
+    """The close transaction's rows are what migration 0010's backfill makes of
     the same answers (and the open question has none)."""
     await play_history(host)
     engine = host.service.repository.engine
@@ -206,3 +207,15 @@ async def test_db_check_reports_a_damaged_post_votes_row_and_rebuild_repairs_it(
     assert total == 5 and all(line.startswith("post_votes ") for line in lines)
     await rebuild_read_models(engine)
     assert await check_read_models(engine) == ([], 0)
+
+
+async def test_the_member_page_counts_the_study_loops_due_reviews(host: Host) -> None:
+    await play_history(host)
+    service = dashboard_service(host)
+    host.clock.advance(60 * 24 * 3600)  # long enough for every card to fall due
+    _, member = await links_from_chat(host, user="cy")
+    due = await service.repository.cards.due_count("test", "cy", host.clock.now())
+    assert due >= 1  # cy missed two questions: both come back for review
+    async with web_client(service, service.commands.links, due_reviews(service)) as client:  # type: ignore[arg-type]
+        html = await (await client.get(member)).text()
+    assert f"<strong>{due}</strong> question" in html and "/quiz review" in html

@@ -8,13 +8,15 @@ take some seconds; everything finer-grained is tested through the core's tests.
 from __future__ import annotations
 
 import asyncio
+import io
 import logging
 import random
 import re
 import signal
+import zipfile
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -491,7 +493,7 @@ async def test_canary_login_ready_sync_and_interaction_shapes_match_the_pinned_d
     subcommands = {o["name"]: o for o in quiz["options"]}
     assert set(subcommands) == {
         "start", "stop", "skip", "leaderboard", "stats", "forget-me", "help", "config",
-        "schedule", "dashboard",
+        "schedule", "review", "export", "submit", "submissions", "remove-question", "dashboard",
     }  # fmt: skip
     schedule = {o["name"]: o for o in subcommands["schedule"]["options"]}
     assert set(schedule) == {"daily", "leaderboard", "show", "off"}
@@ -784,3 +786,225 @@ async def test_with_mentions_off_a_markdown_name_is_shown_literally_in_reveal_an
 
     _, board = await bot.command("leaderboard", user=PLAYER, period="all")
     assert f"🥇 {ODD_SHOWN}: " in text_of(board)
+
+
+# -- the study loop ------------------------------------------------------------------------
+
+
+async def miss_two_questions(bot: Bot, catalog: Catalog, user: str) -> None:
+    """A two-question quiz in which `user` picks a wrong letter each time."""
+    _, started = await bot.command("start", questions=2, seconds=60)
+    assert text_of(started).startswith("Starting a quiz"), text_of(started)
+    for number, next_step in ((1, "skip"), (2, "stop")):
+        posted = await bot.fake.wait_for(
+            lambda n=number: len(bot.fake.questions(CHANNEL)) >= n and bot.fake.questions(CHANNEL)
+        )
+        question = posted[number - 1]
+        right = correct_letter(catalog, question)
+        wrong = next(b["label"] for b in buttons_of(question) if b["label"] != right)
+        assert (await bot.click(user, question, wrong)).startswith("Locked in")
+        await bot.command(next_step)
+
+
+async def click_reply(bot: Bot, user: str, shown: dict[str, Any], label: str) -> tuple[Any, str]:
+    [button] = [b for b in buttons_of(shown) if b["label"] == label]
+    token = await bot.fake.click_reply(GUILD, CHANNEL, user, shown, button["custom_id"])
+    reply, final = await bot.fake.reply(token)
+    return reply, final
+
+
+async def test_review_shows_due_cards_privately_and_a_click_rates_and_moves_on(
+    fake: FakeDiscord, database: Database, catalog: Catalog
+) -> None:
+    clock = ShiftedClock()
+    bot = await start_bot(fake, database, catalog, clock)
+    try:
+        reply, nothing = await bot.command("review", user=PLAYER)
+        assert reply.ephemeral
+        assert text_of(nothing).startswith("Nothing to review yet.")
+        await miss_two_questions(bot, catalog, PLAYER)
+        points_before = text_of((await bot.command("stats", user=PLAYER))[1])
+
+        _, soon = await bot.command("review", user=PLAYER)
+        assert re.match(
+            r"Nothing to review\. Next review: \w{3} \d\d \w{3} \d\d:\d\d$", text_of(soon)
+        )
+        clock.offset += timedelta(minutes=11)
+        reply, card = await bot.command("review", user=PLAYER, count=5)
+        assert reply.ephemeral
+        assert card["embeds"][0]["title"].startswith("Review · ")
+        assert [b["label"] for b in buttons_of(card)][:2] == ["A", "B"]
+        assert all(b["custom_id"].startswith("qm:r:") for b in buttons_of(card))
+        assert "Card 1 of at most 5 · 2 due" in text_of(card)
+
+        other, refused = await click_reply(bot, MOD, card, "A")
+        assert other.ephemeral
+        assert text_of(refused).startswith("This review card belongs to someone else")
+
+        answered, following = await click_reply(bot, PLAYER, card, "A")
+        assert answered.ephemeral
+        assert re.search(r"^(✅ A is right!|❌ A is not it)", text_of(following), re.M)
+        assert "Card 2 of at most 5" in text_of(following)
+        _, done = await click_reply(bot, PLAYER, following, "B")
+        assert "Review done: 2 cards." in text_of(done)
+        assert not buttons_of(done)
+        # Review answers change no points or streaks.
+        assert text_of((await bot.command("stats", user=PLAYER))[1]) == points_before
+    finally:
+        await bot.stop()
+
+
+async def test_export_replies_privately_with_the_anki_file_attached(
+    bot: Bot, fake: FakeDiscord, catalog: Catalog
+) -> None:
+    await miss_two_questions(bot, catalog, PLAYER)
+    reply, final = await bot.command("export", user=PLAYER)
+    assert reply.ephemeral
+    assert text_of(final).startswith("Your Anki deck: 2 questions you missed.")
+    [(name, data)] = reply.uploads.items()
+    assert name == "quizmaster-missed.apkg"
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        assert "collection.anki2" in archive.namelist()
+    # Nothing was posted in the channel for everyone.
+    assert not [m for m in fake.posted(CHANNEL) if "Anki" in text_of(m)]
+
+    reply, nothing = await bot.command("export", user=MOD, questions="all")
+    assert text_of(nothing) == "No answered questions to export yet."
+    assert not reply.uploads
+
+
+# -- member submissions and review ----------------------------------------------------------
+
+QUESTION_TYPED = {
+    "prompt": "Which collective leaves the sum of every rank's tensor on all ranks?",
+    "options": "all_reduce\nbroadcast\nscatter",
+    "answer": "A",
+    "explanation": "all_reduce sums and shares the result with every rank.",
+    "tags": "collectives",
+}
+
+
+async def submit_question(bot: Bot, user: str, **typed: str) -> tuple[Any, dict[str, Any]]:
+    """`/quiz submit`, then the modal submitted with `typed` over QUESTION_TYPED."""
+    token = await bot.fake.slash(GUILD, CHANNEL, user, "submit")
+    modal = await bot.fake.modal(token)
+    sent = await bot.fake.submit_modal(GUILD, CHANNEL, user, modal, {**QUESTION_TYPED, **typed})
+    return await bot.fake.reply(sent)
+
+
+async def test_a_member_submits_through_a_modal_and_fixes_a_mistake(
+    bot: Bot, fake: FakeDiscord
+) -> None:
+    token = await fake.slash(GUILD, CHANNEL, PLAYER, "submit")
+    modal = await fake.modal(token)
+    assert modal["custom_id"] == "qm:f:submit" and modal["title"] == "Submit a question"
+    inputs = [label["component"] for label in modal["components"]]
+    assert [label["type"] for label in modal["components"]] == [18] * 5
+    assert [i["custom_id"] for i in inputs] == [
+        "prompt",
+        "options",
+        "answer",
+        "explanation",
+        "tags",
+    ]
+    assert inputs[1]["style"] == 2 and inputs[4]["required"] is False
+
+    # A modal cannot show errors: the problem comes privately, with what was typed kept.
+    sent = await fake.submit_modal(GUILD, CHANNEL, PLAYER, modal, {**QUESTION_TYPED, "answer": "E"})
+    reply, final = await fake.reply(sent)
+    assert reply.ephemeral
+    assert "not queued" in text_of(final) and "names no option" in text_of(final)
+    [edit] = buttons_of(final)
+    assert edit["label"] == "Edit my question"
+    again = await fake.click_reply(GUILD, CHANNEL, PLAYER, final, edit["custom_id"])
+    refilled = await fake.modal(again)
+    typed = {
+        label["component"]["custom_id"]: label["component"].get("value")
+        for label in refilled["components"]
+    }
+    assert typed["answer"] == "E" and typed["prompt"] == QUESTION_TYPED["prompt"]
+
+    fixed = await fake.submit_modal(GUILD, CHANNEL, PLAYER, refilled, {"answer": "A"})
+    reply, final = await fake.reply(fixed)
+    assert reply.ephemeral and "waiting for a moderator" in text_of(final)
+    assert await bot.service.repository.submissions.pending_total("discord", GUILD) == 1
+
+
+async def test_a_moderator_accepts_and_the_question_is_drawn_here(
+    bot: Bot, fake: FakeDiscord
+) -> None:
+    await submit_question(bot, PLAYER)
+    reply, final = await bot.command("submissions", user=PLAYER)
+    assert reply.ephemeral and "moderator" in text_of(final)
+
+    reply, card = await bot.command("submissions")
+    assert reply.ephemeral and "Submission #" in text_of(card)
+    assert "all_reduce ✅" in text_of(card)
+    labels = {b["label"]: b["custom_id"] for b in buttons_of(card)}
+    assert list(labels) == ["Accept", "Reject", "Skip"]
+    # A member who is not a moderator cannot use the buttons either.
+    token = await fake.click_reply(GUILD, CHANNEL, PLAYER, card, labels["Accept"])
+    _, refused = await fake.reply(token)
+    assert "moderator" in text_of(refused)
+
+    token = await fake.click_reply(GUILD, CHANNEL, MOD, card, labels["Accept"])
+    reply, after = await fake.reply(token)
+    assert reply.ephemeral and "community-" in text_of(after)
+    [dm] = await fake.wait_for(lambda: fake.direct_messages(PLAYER))
+    assert "was accepted" in text_of(dm)
+
+    _, started = await bot.command("start", questions=1, seconds=60, bank="community")
+    assert text_of(started).startswith("Starting a quiz"), text_of(started)
+    [question] = await fake.wait_for(lambda: fake.questions(CHANNEL))
+    assert QUESTION_TYPED["prompt"] in text_of(question)
+
+
+async def test_a_moderator_rejects_with_a_reason_in_a_modal(bot: Bot, fake: FakeDiscord) -> None:
+    await submit_question(bot, PLAYER)
+    _, card = await bot.command("submissions")
+    reject = next(b["custom_id"] for b in buttons_of(card) if b["label"] == "Reject")
+    token = await fake.click_reply(GUILD, CHANNEL, MOD, card, reject)
+    modal = await fake.modal(token)
+    assert modal["title"] == "Reject submission"
+    sent = await fake.submit_modal(
+        GUILD, CHANNEL, MOD, modal, {"reason": "Asked already in pdt-04."}
+    )
+    reply, final = await fake.reply(sent)
+    assert reply.ephemeral and "Rejected submission" in text_of(final)
+    [dm] = await fake.wait_for(lambda: fake.direct_messages(PLAYER))
+    assert "not accepted" in text_of(dm) and "Asked already in pdt-04." in text_of(dm)
+    assert await bot.service.repository.submissions.pending_total("discord", GUILD) == 0
+
+
+async def test_a_member_with_ten_pending_gets_no_form(bot: Bot, fake: FakeDiscord) -> None:
+    store = bot.service.repository.submissions
+    for number in range(10):
+        await store.submit(
+            platform="discord",
+            community=GUILD,
+            channel=CHANNEL,
+            author_id=PLAYER,
+            author_name=None,
+            question={"prompt": f"Q{number}"},
+            now=datetime.now(UTC),
+            limit=10,
+        )
+    reply, final = await bot.command("submit", user=PLAYER)
+    assert reply.modal is None and reply.ephemeral
+    assert "10 questions waiting" in text_of(final)
+
+
+async def test_an_author_who_takes_no_dms_does_not_undo_the_review(
+    bot: Bot, fake: FakeDiscord
+) -> None:
+    await submit_question(bot, PLAYER)
+    _, card = await bot.command("submissions")
+    accept = next(b["custom_id"] for b in buttons_of(card) if b["label"] == "Accept")
+    # Discord refuses DMs to a member who closed them to server members.
+    fake.fail("POST", r"/channels/\d+/messages", 403)
+    token = await fake.click_reply(GUILD, CHANNEL, MOD, card, accept)
+    _, after = await fake.reply(token)
+    assert "community-" in text_of(after)
+    assert fake.direct_messages(PLAYER) == []
+    bank = await bot.service.repository.submissions.community_bank("discord", GUILD)
+    assert [row.author_id for row in bank] == [PLAYER]

@@ -6,12 +6,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import html
+import io
 import json
 import random
 import re
 import socket
 import time
 import uuid
+import zipfile
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
@@ -43,9 +45,11 @@ from tests.fakes.fake_slack import (
     Call,
     FakeSlack,
     SignedSender,
+    buttons_in,
     click_payload,
     shown_options,
     slash_payload,
+    view_submission_payload,
 )
 
 CHANNEL = "C0QUIZ"
@@ -675,14 +679,269 @@ def test_the_manifest_declares_the_command_scopes_interactivity_and_socket_mode(
         "chat_postMessage": "chat:write",
         "chat_update": "chat:write",
         "chat_postEphemeral": "chat:write",
+        "views_open": None,  # needs only the trigger id of a command or click
         "users_info": "users:read",
         "usergroups_list": "usergroups:read",
         "usergroups_users_list": "usergroups:read",
+        "conversations_open": "im:write",
+        "files_upload_v2": "files:write",
     }
     source = "".join(path.read_text() for path in (ROOT / "bot/adapters").glob("slack_*.py"))
     called = set(re.findall(r"client\.(\w+)\(", source))
     assert called and called <= set(needs), called - set(needs)
     assert {needs[method] for method in called} - {None} <= scopes
+    # Authors hear the review outcome in the app's Messages tab.
+    assert features["app_home"]["messages_tab_enabled"] is True
     settings = manifest["settings"]
     assert settings["interactivity"]["is_enabled"] is True
     assert settings["socket_mode_enabled"] is True
+
+
+# -- the study loop ----------------------------------------------------------------
+
+
+async def miss_two_questions(slack: Slack, user: str) -> None:
+    """A two-question quiz in which `user` picks a wrong letter each time."""
+    assert (await slack.command("start 2 60")).text.startswith("Starting a quiz")
+    for number, step in ((0, "skip"), (1, "stop")):
+        question = await slack.next_question(after=number)
+        assert await slack.click(question, slack.letter(question, correct=False), user) == 200
+        await slack.command(step)
+
+
+async def click_private(slack: Slack, shown: list[dict[str, Any]], letter: str, user: str) -> None:
+    value = buttons_in(shown)[letter]
+    body = click_payload(
+        value,
+        letter,
+        user=user,
+        channel=CHANNEL,
+        message_ts=f"{time.time():.6f}",
+        response_url=slack.fake.response_url(f"click-{uuid.uuid4().hex}"),
+    )
+    assert slack.sender is not None
+    status, _ = await slack.sender.click(body)
+    assert status == 200
+
+
+async def test_review_cards_are_private_clicked_in_turn_and_refused_to_others(
+    make_slack: MakeSlack,
+) -> None:
+    clock = ShiftedClock()
+    slack = await make_slack(clock=clock)
+    fake = slack.fake
+    nothing = await slack.command("review", user=MEMBER)
+    assert nothing.private and nothing.text.startswith("Nothing to review yet.")
+    await miss_two_questions(slack, MEMBER)
+
+    soon = await slack.command("review", user=MEMBER)
+    assert re.match(r"Nothing to review\. Next review: \w{3} \d\d \w{3} \d\d:\d\d$", soon.text)
+    clock.offset += timedelta(minutes=11)
+    card = await slack.command("review 3", user=MEMBER)
+    assert card.private and card.text.startswith("Review · ")
+    shown = card.body["blocks"]
+    assert all(value.startswith("qm:r:") for value in buttons_in(shown).values())
+
+    await click_private(slack, shown, "A", HOST)
+    [refused] = await fake.wait_for(lambda: fake.ephemerals(HOST), what="the refusal")
+    assert refused.text.startswith("This review card belongs to someone else")
+
+    await click_private(slack, shown, "A", MEMBER)
+    [following] = await fake.wait_for(lambda: fake.ephemerals(MEMBER)[2:], what="the next card")
+    assert re.match(r"(✅ A is right!|❌ A is not it)", following.text)
+    assert buttons_in(following.blocks)
+    await click_private(slack, following.blocks, "B", MEMBER)
+    [done] = await fake.wait_for(lambda: fake.ephemerals(MEMBER)[3:], what="the end")
+    assert "Review done: 2 cards." in done.text and not done.buttons()
+
+
+async def test_export_arrives_as_a_file_in_the_members_direct_message(
+    make_slack: MakeSlack,
+) -> None:
+    slack = await make_slack()
+    fake = slack.fake
+    await miss_two_questions(slack, MEMBER)
+    reply = await slack.command("export", user=MEMBER)
+    assert reply.private and reply.text == "I sent your Anki deck to our direct messages."
+    [shared] = fake.shared_files()
+    assert shared.channel == f"D{MEMBER}" and shared.filename == "quizmaster-missed.apkg"
+    assert (shared.initial_comment or "").startswith("Your Anki deck: 2 questions you missed.")
+    with zipfile.ZipFile(io.BytesIO(shared.data)) as archive:
+        assert "collection.anki2" in archive.namelist()
+    [opened] = fake.calls_to("conversations.open")
+    assert opened.params["users"] == MEMBER
+    assert not [post for post in fake.posts() if "Anki" in post.text]
+
+    fake.fail("files.completeUploadExternal", "not_allowed_token_type", times=1)
+    failed = await slack.command("export all", user=MEMBER)
+    assert failed.private
+    assert failed.text == (
+        "I could not send you the file (not_allowed_token_type). Please try again later."
+    )
+
+
+# -- member submissions and review -----------------------------------------------------
+
+TYPED = {
+    "prompt": "Which collective leaves the sum of every rank's tensor on all ranks?",
+    "options": "all_reduce\nbroadcast\nscatter",
+    "answer": "A",
+    "explanation": "all_reduce sums and shares the result with every rank.",
+    "tags": "collectives",
+}
+
+
+async def open_form(slack: Slack, text: str, user: str, team: str = "T0TEAM") -> dict[str, Any]:
+    """`/quiz <text>` that answers with a modal: the view Slack was asked to open."""
+    before = len(slack.fake.views)
+    payload = slash_payload(
+        text, user=user, channel=CHANNEL, response_url=slack.fake.response_url("form"), team=team
+    )
+    assert slack.sender is not None
+    assert (await slack.sender.slash(payload))[0] == 200
+    views = await slack.fake.wait_for(lambda: slack.fake.views[before:], what="views.open")
+    return dict(views[0])
+
+
+async def submit_view(
+    slack: Slack, view: dict[str, Any], user: str, **typed: str
+) -> dict[str, Any]:
+    """Submit a modal; returns the ack Slack got back (empty: the modal closes)."""
+    body = view_submission_payload(view, typed, user=user)
+    if slack.sender is None:
+        envelope = await slack.fake.send_envelope("interactive", body)
+        return await _ack(slack, envelope)
+    status, text = await slack.sender.click(body)
+    assert status == 200
+    return dict(json.loads(text)) if text else {}
+
+
+async def _ack(slack: Slack, envelope: str) -> dict[str, Any]:
+    await slack.fake.wait_for(lambda: envelope in slack.fake.acks, what="the view ack")
+    return slack.fake.acks[envelope]
+
+
+def reply_buttons(body: dict[str, Any]) -> dict[str, str]:
+    return {
+        element["text"]["text"]: element["value"]
+        for block in body.get("blocks") or []
+        if block.get("type") == "actions"
+        for element in block["elements"]
+    }
+
+
+async def review_click(slack: Slack, value: str, label: str, user: str) -> None:
+    body = click_payload(
+        value,
+        label,
+        user=user,
+        channel=CHANNEL,
+        message_ts="1700000000.000001",
+        response_url=slack.fake.response_url(f"review-{uuid.uuid4().hex}"),
+    )
+    assert slack.sender is not None
+    assert (await slack.sender.click(body))[0] == 200
+
+
+async def test_slack_submit_shows_problems_in_the_form_then_queues(make_slack: MakeSlack) -> None:
+    slack = await make_slack()
+    view = await open_form(slack, "submit", MEMBER)
+    assert view["callback_id"] == "qm:f:submit" and view["private_metadata"] == CHANNEL
+    assert view["title"]["text"] == "Submit a question"
+    inputs = [block for block in view["blocks"] if block["type"] == "input"]
+    assert [b["block_id"] for b in inputs] == ["prompt", "options", "answer", "explanation", "tags"]
+    assert inputs[1]["element"]["multiline"] is True and inputs[4]["optional"] is True
+
+    ack = await submit_view(slack, view, MEMBER, **{**TYPED, "answer": "E", "options": "one"})
+    assert ack["response_action"] == "errors"
+    assert set(ack["errors"]) == {"options"}  # the answer is checked once there are options
+    assert "at least two" in ack["errors"]["options"]
+    assert slack.fake.ephemerals(MEMBER) == []
+
+    assert await submit_view(slack, view, MEMBER, **TYPED) == {}
+    [told] = await slack.fake.wait_for(lambda: slack.fake.ephemerals(MEMBER), what="the reply")
+    assert told.channel == CHANNEL and "waiting for a moderator" in told.text
+    assert await slack.repository.submissions.pending_total("slack", "T0TEAM") == 1
+
+
+async def test_slack_review_accepts_rejects_with_a_reason_and_draws_in_its_workspace_only(
+    make_slack: MakeSlack,
+) -> None:
+    slack = await make_slack()
+    fake = slack.fake
+    await submit_view(slack, await open_form(slack, "submit", MEMBER), MEMBER, **TYPED)
+    second = {**TYPED, "prompt": "Which call sends one rank's tensor to all?", "answer": "B"}
+    await submit_view(slack, await open_form(slack, "submit", HOST), HOST, **second)
+
+    refused = await slack.command("submissions", user=MEMBER)
+    assert refused.private and "moderator" in refused.text
+    card = await slack.command("submissions", user=ADMIN)
+    assert card.private and "(2 pending)" in card.text and "all_reduce ✅" in card.text
+    buttons = reply_buttons(card.body)
+    assert list(buttons) == ["Accept", "Reject", "Skip"]
+
+    await review_click(slack, buttons["Accept"], "Accept", MEMBER)
+    [no] = await fake.wait_for(lambda: fake.ephemerals(MEMBER)[1:], what="a refusal")
+    assert "moderator" in no.text
+    await review_click(slack, buttons["Accept"], "Accept", ADMIN)
+    [accepted] = await fake.wait_for(lambda: fake.ephemerals(ADMIN), what="the next card")
+    assert "community-" in accepted.text and "one rank's tensor" in accepted.text
+    [dm] = await fake.wait_for(lambda: fake.direct_messages(MEMBER), what="the author's DM")
+    assert "was accepted" in dm.text
+
+    before = len(fake.views)
+    await review_click(slack, accepted.buttons()["Reject"], "Reject", ADMIN)
+    [reject] = await fake.wait_for(lambda: fake.views[before:], what="the reject form")
+    assert reject["title"]["text"] == "Reject submission"
+    assert await submit_view(slack, reject, ADMIN, reason="Same as <@U0MEMBER>'s") == {}
+    [dm] = await fake.wait_for(lambda: fake.direct_messages(HOST), what="the rejection")
+    assert "not accepted" in dm.text and "Same as" in dm.text
+    assert "<@U0MEMBER>" not in str(dm.params.get("text"))  # the reason cannot ping
+
+    started = await slack.command("start 1 30 bank=community", user=ADMIN)
+    assert started.text.startswith("Starting a quiz"), started.text
+    question = await slack.next_question()
+    assert TYPED["prompt"] in question.text
+
+    key = uuid.uuid4().hex
+    other = slash_payload(
+        "start 1 30 bank=community",
+        user=MOD,
+        channel=OTHER,
+        response_url=fake.response_url(key),
+        team="T0ELSEWHERE",
+    )
+    assert slack.sender is not None
+    await slack.sender.slash(other)
+    [body] = await fake.wait_for(lambda: fake.responses_to(key), what="the other workspace")
+    assert "No questions" in str(body["text"]) or "no questions" in str(body["text"])
+    await slack.command("stop", user=ADMIN)
+
+
+async def test_slack_member_with_ten_pending_gets_no_form(make_slack: MakeSlack) -> None:
+    slack = await make_slack()
+    for number in range(10):
+        await slack.repository.submissions.submit(
+            platform="slack",
+            community="T0TEAM",
+            channel=CHANNEL,
+            author_id=MEMBER,
+            author_name=None,
+            question={"prompt": f"Q{number}"},
+            now=datetime.now(UTC),
+            limit=10,
+        )
+    reply = await slack.command("submit", user=MEMBER)
+    assert reply.private and "10 questions waiting" in reply.text
+    assert slack.fake.views == []
+
+
+async def test_socket_mode_form_errors_come_back_in_the_ack(make_slack: MakeSlack) -> None:
+    slack = await make_slack(socket=True)
+    key = uuid.uuid4().hex
+    await slack.deliver_command("submit", MEMBER, CHANNEL, key)
+    [view] = await slack.fake.wait_for(lambda: slack.fake.views, what="views.open")
+    ack = await submit_view(slack, view, MEMBER, **{**TYPED, "prompt": " "})
+    assert ack["response_action"] == "errors" and set(ack["errors"]) == {"prompt"}
+    assert await submit_view(slack, view, MEMBER, **TYPED) == {}
+    await slack.fake.wait_for(lambda: slack.fake.ephemerals(MEMBER), what="the reply")

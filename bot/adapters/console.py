@@ -8,6 +8,7 @@ import sys
 import threading
 from collections.abc import Sequence
 from itertools import count
+from pathlib import Path
 from typing import TextIO
 
 from bot.chat import Command, Interaction, MessageRef, OutMessage, Target
@@ -37,11 +38,14 @@ def as_terminal_text(message: OutMessage) -> str:
 class ConsoleAdapter:
     platform = "console"
 
-    def __init__(self, out: TextIO | None = None) -> None:
+    def __init__(self, out: TextIO | None = None, save_to: Path | None = None) -> None:
         self.out = out or sys.stdout
+        self.save_to = save_to or Path.cwd()  # where files sent to the player are saved
         self._ids = count(1)
         # The question open for answers: its message id and letter → button id.
         self.open_question: tuple[str, dict[str, str]] | None = None
+        # A private card with letters (a review card): letter → button id.
+        self.open_card: dict[str, str] | None = None
         self.changed = asyncio.Event()
 
     @property
@@ -59,6 +63,7 @@ class ConsoleAdapter:
             # The terminal has no buttons: say which letters can be typed.
             self._print(as_terminal_text(render.pick_a_letter(list(live_buttons))))
             self.open_question = (message_id, live_buttons)
+            self.open_card = None
         self.changed.set()
         return MessageRef(target, message_id)
 
@@ -70,15 +75,32 @@ class ConsoleAdapter:
 
     async def reply_private(self, event: Command | Interaction, message: OutMessage) -> None:
         self._print(f"> {as_terminal_text(message)}")
+        if message.attachment is not None:
+            path = self.save_to / message.attachment.filename
+            path.write_bytes(message.attachment.data)
+            self._print(f"> {as_terminal_text(render.file_saved(str(path)))}")
+        letters = {b.label: b.custom_id for b in message.buttons if not b.disabled}
+        self.open_card = letters or None
+        if letters:
+            self._print(as_terminal_text(render.pick_a_letter(list(letters))))
+
+    def hint(self, message: OutMessage) -> None:
+        """A line of help that leaves the open card as it is."""
+        self._print(f"> {as_terminal_text(message)}")
 
     async def display_names(self, target: Target, user_ids: Sequence[str]) -> dict[str, str]:
         return {user_id: user_id for user_id in user_ids}
 
+    async def send_direct(self, target: Target, user_id: str, message: OutMessage) -> None:
+        self._print(f"> {as_terminal_text(message)}")
+
     def click_for(self, letter: str) -> Interaction | None:
-        """The click a typed letter means, if a question is open and has that letter."""
-        if self.open_question is None:
+        """The click a typed letter means, if a card or question is open and has
+        that letter (a review card shown last comes first)."""
+        letters = self.open_card or (self.open_question[1] if self.open_question else None)
+        if letters is None:
             return None
-        custom_id = self.open_question[1].get(letter.strip().upper())
+        custom_id = letters.get(letter.strip().upper())
         if custom_id is None:
             return None
         return Interaction(CONSOLE_TARGET, LOCAL_USER, custom_id)

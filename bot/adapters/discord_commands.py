@@ -15,9 +15,11 @@ import discord
 from discord import app_commands
 
 from bot.quiz.bank import Catalog
+from bot.quiz.questions import COMMUNITY_BANK
 from bot.quiz.render import COMMAND_DESCRIPTIONS as COMMANDS
 from bot.quiz.render import OPTION_DESCRIPTIONS as OPTIONS
 from bot.quiz.rules import MAX_QUESTIONS, MAX_SECONDS, MIN_QUESTIONS, MIN_SECONDS
+from bot.quiz.study import MAX_REVIEW_COUNT, MIN_REVIEW_COUNT
 
 Runner = Callable[[discord.Interaction[Any], str, dict[str, str]], Awaitable[None]]
 CHOICES_LIMIT = 25  # Discord shows at most 25 autocomplete choices
@@ -54,7 +56,7 @@ def quiz_group(run: Runner, catalog: Callable[[], Catalog]) -> app_commands.Grou
     schedule = app_commands.Group(name="schedule", description=COMMANDS["schedule"], parent=quiz)
 
     async def banks(_interaction: discord.Interaction[Any], current: str) -> list[Any]:
-        return _matching(sorted(catalog().banks), current)
+        return _matching([*sorted(catalog().banks), COMMUNITY_BANK], current)
 
     async def tags(_interaction: discord.Interaction[Any], current: str) -> list[Any]:
         return _matching(catalog().tags(), current)
@@ -107,6 +109,35 @@ def quiz_group(run: Runner, catalog: Callable[[], Catalog]) -> app_commands.Grou
     @quiz.command(name="forget-me", description=COMMANDS["forget-me"])
     async def forget_me(interaction: discord.Interaction[Any]) -> None:
         await run(interaction, "forget-me", {})
+
+    @quiz.command(name="review", description=COMMANDS["review"])
+    @app_commands.describe(count=OPTIONS["count"])
+    async def review(
+        interaction: discord.Interaction[Any],
+        count: app_commands.Range[int, MIN_REVIEW_COUNT, MAX_REVIEW_COUNT] | None = None,
+    ) -> None:
+        await run(interaction, "review", {"count": str(count)} if count is not None else {})
+
+    @quiz.command(name="export", description=COMMANDS["export"])
+    @app_commands.describe(questions=OPTIONS["questions_kind"])
+    async def export(
+        interaction: discord.Interaction[Any],
+        questions: Literal["missed", "all"] = "missed",
+    ) -> None:
+        await run(interaction, "export", {"which": questions})
+
+    @quiz.command(name="submit", description=COMMANDS["submit"])
+    async def submit(interaction: discord.Interaction[Any]) -> None:
+        await run(interaction, "submit", {})
+
+    @quiz.command(name="submissions", description=COMMANDS["submissions"])
+    async def submissions(interaction: discord.Interaction[Any]) -> None:
+        await run(interaction, "submissions", {})
+
+    @quiz.command(name="remove-question", description=COMMANDS["remove-question"])
+    @app_commands.describe(id=OPTIONS["id"])
+    async def remove_question(interaction: discord.Interaction[Any], id: str) -> None:
+        await run(interaction, "remove-question", {"id": id})
 
     @quiz.command(name="dashboard", description=COMMANDS["dashboard"])
     async def dashboard(interaction: discord.Interaction[Any]) -> None:

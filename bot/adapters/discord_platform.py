@@ -22,6 +22,8 @@ from bot.adapters.in_flight import InFlight
 from bot.chat import (
     Command,
     DeliveryError,
+    FormReply,
+    FormSubmission,
     Interaction,
     MessageRef,
     ModeratorCheck,
@@ -208,6 +210,8 @@ class QuizClient(discord.Client):
         # even one naming a post that does not exist (the service says so).
         if interaction.type is discord.InteractionType.component:
             await self.on_answer_click(interaction)
+        elif interaction.type is discord.InteractionType.modal_submit:
+            await self.on_form(interaction)
 
     async def on_answer_click(self, interaction: discord.Interaction[Any]) -> None:
         with self._in_flight.current():
@@ -218,8 +222,41 @@ class QuizClient(discord.Client):
             data: dict[str, Any] = dict(interaction.data or {})
             custom_id = str(data.get("custom_id", ""))
             user = interaction.user
-            click = Interaction(target, str(user.id), custom_id, display_name=user.display_name)
-            await self._answer(interaction, click, self.service.handle_click(click), CLICK_FALLBACK)
+            click = Interaction(
+                target,
+                str(user.id),
+                custom_id,
+                display_name=user.display_name,
+                moderator_check=moderator_check(interaction),
+            )
+            # Only an answer (or review card) click may have been lost; a
+            # submission review click is a command.
+            is_answer = (
+                render.parse_answer_custom_id(custom_id) is not None
+                or render.parse_card_custom_id(custom_id) is not None
+            )
+            fallback = CLICK_FALLBACK if is_answer else COMMAND_FALLBACK
+            await self._answer(interaction, click, self.service.handle_click(click), fallback)
+
+    async def on_form(self, interaction: discord.Interaction[Any]) -> None:
+        """A submitted modal. A modal closes when submitted, so its problems come
+        back as a private reply (with a button to reopen it, filled in)."""
+        with self._in_flight.current():
+            target = target_of(interaction)
+            if not self.accepting or target is None:
+                await _refuse(interaction, target)
+                return
+            data: dict[str, Any] = dict(interaction.data or {})
+            user = interaction.user
+            form = FormSubmission(
+                target,
+                str(user.id),
+                str(data.get("custom_id", "")),
+                discord_render.modal_values(data),
+                display_name=user.display_name,
+                moderator_check=moderator_check(interaction),
+            )
+            await respond(interaction, _form_reply(self.service.handle_form(form)))
 
     async def _answer(
         self,
@@ -254,6 +291,13 @@ class Fallback:
 # A click either counted or the member is told to click again.
 CLICK_FALLBACK = Fallback(render.answer_not_counted, render.answer_not_counted)
 COMMAND_FALLBACK = Fallback(render.failure, render.too_slow)
+
+
+async def _form_reply(work: Awaitable[FormReply]) -> OutMessage:
+    reply = await work
+    if reply.message is not None:
+        return reply.message
+    return render.private("\n".join(reply.errors.values()) or "Done.")
 
 
 async def _known(message: OutMessage) -> OutMessage:
@@ -309,6 +353,12 @@ async def respond(
         return
     message = _settled(task, fallback)
     try:
+        if (
+            message.form is not None
+            and interaction.type is not discord.InteractionType.modal_submit
+        ):
+            await interaction.response.send_modal(discord_render.modal(message.form))
+            return
         await interaction.response.send_message(
             ephemeral=not message.public, **discord_render.payload(message)
         )
@@ -330,6 +380,8 @@ async def _deferred(
     if left > 0:
         await asyncio.wait({task}, timeout=left)
     message = _settled(task, fallback)
+    if message.form is not None:  # a modal must be the first answer; too late now
+        message = render.form_too_slow()
     try:
         if message.public:
             # The placeholder is private; a public result gets a message of its own.
@@ -384,6 +436,15 @@ class DiscordAdapter:
             log.warning("no open interaction to reply to privately; dropped")
             return
         await interaction.followup.send(ephemeral=True, **discord_render.payload(message))
+
+    async def send_direct(self, target: Target, user_id: str, message: OutMessage) -> None:
+        """A direct message; a member who closed DMs from server members makes
+        Discord refuse it (403), which is a DeliveryError like any refusal."""
+        try:
+            channel = await self.client.create_dm(discord.Object(id=int(user_id)))
+            await channel.send(**discord_render.payload(message))
+        except discord.HTTPException as error:
+            raise _delivery_error(error) from error
 
     async def display_names(self, target: Target, user_ids: Sequence[str]) -> dict[str, str]:
         guild = self.client.get_guild(int(target.community))

@@ -4,15 +4,19 @@ row of letter buttons that keep working across restarts."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from io import BytesIO
 from typing import Any
 
 import discord
 
-from bot.chat import Button, ButtonStyle, OutMessage
+from bot.chat import Button, ButtonStyle, Form, OutMessage
 from bot.quiz import render
 
 # Discord's limits on what one message may carry.
 CONTENT_LIMIT = 2000
+MODAL_TITLE_LIMIT = 45
+LABEL_LIMIT = 45
+INPUT_LIMIT = 4000
 DESCRIPTION_LIMIT = 4096
 FIELD_LIMIT = 1024
 TITLE_LIMIT = 256
@@ -100,6 +104,11 @@ def payload(message: OutMessage) -> dict[str, Any]:
     made = view(message)
     if made is not None:
         kwargs["view"] = made
+    if message.attachment is not None:
+        # Sent as a multipart upload with the (private) reply.
+        kwargs["file"] = discord.File(
+            BytesIO(message.attachment.data), filename=message.attachment.filename
+        )
     return kwargs
 
 
@@ -110,3 +119,44 @@ def edit_payload(message: OutMessage) -> dict[str, Any]:
     kwargs.setdefault("embed", None)
     kwargs.setdefault("view", None)
     return kwargs
+
+
+def modal(form: Form) -> discord.ui.Modal:
+    """A neutral form as a Discord modal: one labelled text input per field.
+
+    Stopped before it is sent, so discord.py keeps no copy waiting for its
+    submission: `QuizClient.on_interaction` routes every modal submit by its
+    custom_id, which also works for a form opened before a restart."""
+    made = discord.ui.Modal(
+        title=_cut(form.title, MODAL_TITLE_LIMIT), custom_id=form.form_id, timeout=None
+    )
+    for field in form.fields[:5]:  # Discord allows five inputs per modal
+        text_input: discord.ui.TextInput[discord.ui.Modal] = discord.ui.TextInput(
+            style=discord.TextStyle.paragraph if field.multiline else discord.TextStyle.short,
+            custom_id=field.key,
+            placeholder=_cut(field.placeholder, 100) if field.placeholder else None,
+            default=field.value[: min(field.max_length, INPUT_LIMIT)] or None,
+            required=field.required,
+            max_length=min(field.max_length, INPUT_LIMIT),
+        )
+        made.add_item(discord.ui.Label(text=_cut(field.label, LABEL_LIMIT), component=text_input))
+    made.stop()
+    return made
+
+
+def modal_values(data: dict[str, Any]) -> dict[str, str]:
+    """Field key → typed text, from a modal submit's components (inputs inside
+    labels, or inside action rows as older clients send them)."""
+    values: dict[str, str] = {}
+    pending = list(data.get("components") or [])
+    while pending:
+        component = pending.pop(0)
+        if not isinstance(component, dict):
+            continue
+        if component.get("type") == 1:
+            pending.extend(component.get("components") or [])
+        elif component.get("type") == 18:
+            pending.append(component.get("component") or {})
+        elif isinstance(component.get("custom_id"), str):
+            values[component["custom_id"]] = str(component.get("value") or "")
+    return values

@@ -10,10 +10,11 @@ import aiohttp
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.adapters.slack_blocks import blocks, fallback_text
+from bot.adapters.slack_blocks import blocks, fallback_text, modal_view
 from bot.adapters.slack_moderators import SlackDirectory
 from bot.adapters.slack_pacing import ChannelPacer
-from bot.chat import Command, DeliveryError, Interaction, MessageRef, OutMessage, Target
+from bot.chat import Command, DeliveryError, Form, Interaction, MessageRef, OutMessage, Target
+from bot.quiz import render
 
 log = logging.getLogger(__name__)
 
@@ -98,7 +99,30 @@ class SlackAdapter:
             raise self._failed("edit a message in", ref.target, error) from error
 
     async def reply_private(self, event: Command | Interaction, message: OutMessage) -> None:
+        if message.attachment is not None:
+            # An ephemeral message cannot carry a file: it goes to a direct message.
+            message = await self.file_to_direct_message(event.user_id, message)
         await self.ephemeral(event.target, event.user_id, message)
+
+    async def file_to_direct_message(self, user_id: str, message: OutMessage) -> OutMessage:
+        """Send the message's file (with its text) in the member's direct message
+        with the bot; what to tell them where they asked."""
+        attachment = message.attachment
+        assert attachment is not None
+        try:
+            opened = await self.client.conversations_open(users=user_id)
+            await self.client.files_upload_v2(
+                channel=str(opened["channel"]["id"]),
+                file=attachment.data,
+                filename=attachment.filename,
+                title=attachment.filename,
+                initial_comment=fallback_text(message),
+            )
+        except CALL_ERRORS as error:
+            problem = delivery_error(error)
+            log.warning("could not send %s a file: %s", user_id, problem)
+            return render.file_not_delivered(str(problem))
+        return render.file_sent_to_direct_messages()
 
     async def ephemeral(self, target: Target, user_id: str, message: OutMessage) -> None:
         """A message in the channel that only `user_id` sees."""
@@ -111,6 +135,29 @@ class SlackAdapter:
             )
         except CALL_ERRORS as error:
             raise self._failed("reply privately in", target, error) from error
+
+    async def send_direct(self, target: Target, user_id: str, message: OutMessage) -> None:
+        """A message in the app's direct conversation with the member (its
+        Messages tab): chat.postMessage to a user id needs only chat:write."""
+        await self.pacer.wait(user_id)
+        try:
+            await self.client.chat_postMessage(
+                channel=user_id,
+                text=fallback_text(message),
+                blocks=blocks(message),
+                unfurl_links=False,
+                unfurl_media=False,
+            )
+        except CALL_ERRORS as error:
+            raise self._failed("message a member from", target, error) from error
+
+    async def open_form(self, trigger_id: str, form: Form, channel: str) -> None:
+        """Open a modal for the member whose command or click gave `trigger_id`
+        (valid for three seconds)."""
+        try:
+            await self.client.views_open(trigger_id=trigger_id, view=modal_view(form, channel))
+        except CALL_ERRORS as error:
+            raise delivery_error(error) from error
 
     async def display_names(self, target: Target, user_ids: Sequence[str]) -> dict[str, str]:
         unique = list(dict.fromkeys(user_ids))

@@ -6,7 +6,7 @@ import re
 from datetime import UTC, datetime
 from typing import Any
 
-from bot.chat import Button, ButtonStyle, OutMessage
+from bot.chat import Button, ButtonStyle, Form, FormField, OutMessage
 from bot.quiz import render
 
 Block = dict[str, Any]
@@ -118,3 +118,58 @@ def blocks(message: OutMessage) -> list[Block]:
 def fallback_text(message: OutMessage) -> str:
     """The plain text notifications and old clients show."""
     return _cut(escape(message.text), TEXT_LIMIT)
+
+
+# Slack's limits for modal views.
+MODAL_TITLE_LIMIT = 24
+INPUT_LIMIT = 3000
+PLACEHOLDER_LIMIT = 150
+
+
+def _input(field: FormField) -> Block:
+    element: Block = {
+        "type": "plain_text_input",
+        "action_id": field.key,
+        "multiline": field.multiline,
+        "max_length": min(field.max_length, INPUT_LIMIT),
+    }
+    if field.value:
+        element["initial_value"] = field.value[: min(field.max_length, INPUT_LIMIT)]
+    if field.placeholder:
+        text = _cut(field.placeholder.replace("\n", ", "), PLACEHOLDER_LIMIT)
+        element["placeholder"] = {"type": "plain_text", "text": text}
+    return {
+        "type": "input",
+        # Errors returned with `response_action: errors` name fields by block id.
+        "block_id": field.key,
+        "optional": not field.required,
+        "label": {"type": "plain_text", "text": _cut(field.label, 2000)},
+        "element": element,
+    }
+
+
+def modal_view(form: Form, metadata: str) -> Block:
+    """A neutral form as a Slack modal; `metadata` (the channel it was opened
+    in) comes back with the submission, where private replies go."""
+    return {
+        "type": "modal",
+        "callback_id": form.form_id,
+        "private_metadata": metadata,
+        "title": {"type": "plain_text", "text": _cut(form.title, MODAL_TITLE_LIMIT)},
+        "submit": {"type": "plain_text", "text": _cut(form.submit_label, MODAL_TITLE_LIMIT)},
+        "close": {"type": "plain_text", "text": "Cancel"},
+        "blocks": [_input(field) for field in form.fields],
+    }
+
+
+def view_values(view: dict[str, Any]) -> dict[str, str]:
+    """Field key → typed text, from a submitted view's state."""
+    values: dict[str, str] = {}
+    state = (view.get("state") or {}).get("values") or {}
+    for block_id, actions in state.items():
+        if not isinstance(actions, dict):
+            continue
+        for action in actions.values():
+            if isinstance(action, dict):
+                values[str(block_id)] = str(action.get("value") or "")
+    return values

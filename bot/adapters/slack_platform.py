@@ -31,11 +31,11 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.adapters.in_flight import InFlight
 from bot.adapters.slack_adapter import CALL_ERRORS, PLATFORM, SlackAdapter
-from bot.adapters.slack_blocks import blocks, fallback_text
+from bot.adapters.slack_blocks import blocks, fallback_text, view_values
 from bot.adapters.slack_http import RequestGate, events_app
 from bot.adapters.slack_moderators import SlackDirectory
 from bot.adapters.slack_pacing import ChannelPacer
-from bot.chat import Command, DeliveryError, Interaction, OutMessage, Target
+from bot.chat import Command, DeliveryError, FormSubmission, Interaction, OutMessage, Target
 from bot.config import Settings
 from bot.platforms import StartError
 from bot.quiz import render
@@ -53,7 +53,10 @@ SOCKET_CONNECT_TIMEOUT = 30.0
 ACK_WITHIN = 2.5
 # How long closing waits for requests and listeners still running.
 DRAIN_SECONDS = 10.0
-ANSWER_ACTION = re.compile(r"^qm:a:")
+# Answer buttons (qm:a:…), review cards (qm:r:…) and submission review buttons
+# (qm:s:…); the service tells them apart. Forms are views (qm:f:…).
+ANSWER_ACTION = re.compile(r"^qm:[ars]:")
+FORM_CALLBACK = re.compile(r"^qm:f:")
 # `/quiz config set moderator-group @quiz-hosts` arrives escaped as
 # <!subteam^S123|@quiz-hosts>; keep the readable handle (or the id).
 _SUBTEAM = re.compile(r"<!subteam\^([A-Z0-9]+)(?:\|@?([^>]*))?>")
@@ -109,6 +112,7 @@ class SlackPlatform:
         self.app = AsyncApp(client=self.client, signing_secret=secret, name="quizmaster")
         self.app.command("/quiz")(self._tracked(self._on_command))
         self.app.action(ANSWER_ACTION)(self._tracked(self._on_click))
+        self.app.view(FORM_CALLBACK)(self._tracked(self._on_form))
         # Only HTTP mode has a signing secret (Socket Mode needs none).
         self.gate = RequestGate(secret, clock) if secret else None
         self.ack_within = ACK_WITHIN
@@ -249,26 +253,48 @@ class SlackPlatform:
         except UsageError as error:
             reply = render.usage_error(str(error))
         else:
-
-            async def moderator_check(group: str | None) -> bool:
-                return await self.directory.is_moderator(user_id, group)
-
             command = Command(
                 parsed.name,
                 target,
                 user_id,
                 args=parsed.args,
                 display_name=body.get("user_name"),
-                moderator_check=moderator_check,
+                moderator_check=self._moderator_check(user_id),
             )
             reply = await self.service.handle_command(command)
+            if reply.form is not None:
+                instead = await self._open_form(str(body.get("trigger_id") or ""), reply, target)
+                if instead is None:
+                    return
+                reply = instead
         await self._deliver_reply(target, user_id, reply, respond)
+
+    async def _open_form(
+        self, trigger_id: str, reply: OutMessage, target: Target
+    ) -> OutMessage | None:
+        """Open the reply's form; None once it is open, else what to say instead."""
+        assert reply.form is not None
+        try:
+            await self.adapter.open_form(trigger_id, reply.form, target.channel)
+        except DeliveryError as error:
+            log.warning("could not open a form in %s: %s", target.channel, error)
+            return render.form_too_slow()
+        return None
+
+    def _moderator_check(self, user_id: str) -> Callable[[str | None], Awaitable[bool]]:
+        async def check(group: str | None) -> bool:
+            return await self.directory.is_moderator(user_id, group)
+
+        return check
 
     async def _deliver_reply(
         self, target: Target, user_id: str, reply: OutMessage, respond: AsyncRespond
     ) -> None:
         """Through the command's response_url (works even where the bot is no
-        member); if that fails, as an ephemeral or channel message."""
+        member); if that fails, as an ephemeral or channel message. A file goes
+        to the member's direct message with the bot, and the reply says so."""
+        if reply.attachment is not None:
+            reply = await self.adapter.file_to_direct_message(user_id, reply)
         kind = "in_channel" if reply.public else "ephemeral"
         try:
             sent = await respond(
@@ -299,9 +325,15 @@ class SlackPlatform:
             # Only the posting and the slot; correctness is looked up by the service.
             str(action.get("value") or action.get("action_id") or ""),
             display_name=user.get("name") or user.get("username"),
+            moderator_check=self._moderator_check(str(user.get("id", ""))),
         )
         reply = await self._stored(click)
         await ack()  # only now: the answer is committed, or the reply says it may not be
+        if reply.form is not None:
+            found = await self._open_form(str(body.get("trigger_id") or ""), reply, click.target)
+            if found is None:
+                return
+            reply = found
         try:
             await self.adapter.reply_private(click, reply)
         except DeliveryError:
@@ -315,6 +347,46 @@ class SlackPlatform:
             except Exception:
                 log.warning("could not answer a click by %s", click.user_id, exc_info=True)
 
+    async def _on_form(self, ack: AsyncAck, body: dict[str, Any], view: dict[str, Any]) -> None:
+        """A submitted modal: problems go back into the open form (`errors` by
+        block id); otherwise it closes and the reply comes as an ephemeral
+        message in the channel the form was opened from."""
+        user = body.get("user") or {}
+        team = (body.get("team") or {}).get("id") or user.get("team_id") or view.get("team_id")
+        user_id = str(user.get("id", ""))
+        target = Target(PLATFORM, str(team or ""), str(view.get("private_metadata") or ""))
+        form = FormSubmission(
+            target,
+            user_id,
+            str(view.get("callback_id") or ""),
+            view_values(view),
+            display_name=user.get("name") or user.get("username"),
+            moderator_check=self._moderator_check(user_id),
+            inline_errors=True,
+        )
+        work = asyncio.ensure_future(self.service.handle_form(form))
+        self._in_flight.add(work)
+        try:
+            reply = await asyncio.wait_for(asyncio.shield(work), self.ack_within)
+        except TimeoutError:
+            await ack()  # the form closes; the outcome follows as a message
+            reply = await work
+            message: OutMessage | None = reply.message or render.private(
+                "\n".join(reply.errors.values())
+            )
+        else:
+            if reply.errors:
+                await ack(response_action="errors", errors=reply.errors)
+                return
+            await ack()
+            message = reply.message
+        if message is None or not target.channel:
+            return
+        try:
+            await self.adapter.ephemeral(target, user_id, message)
+        except DeliveryError as error:
+            log.warning("could not answer a form by %s: %s", user_id, error)
+
     async def _stored(self, click: Interaction) -> OutMessage:
         """The service's reply once the answer is stored; if that takes longer
         than Slack allows, a reply asking the member to click again (safe: a
@@ -327,6 +399,11 @@ class SlackPlatform:
             log.warning(
                 "Slack: storing a click by %s took over %ss", click.user_id, self.ack_within
             )
+            if (
+                render.parse_answer_custom_id(click.custom_id) is None
+                and render.parse_card_custom_id(click.custom_id) is None
+            ):
+                return render.too_slow()  # a submission review button: nothing to click again for
             return render.answer_not_counted()
 
 

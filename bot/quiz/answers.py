@@ -9,8 +9,9 @@ from collections.abc import Callable
 from bot.chat import Interaction, OutMessage
 from bot.clock import Clock
 from bot.quiz import render
-from bot.quiz.bank import Catalog
 from bot.quiz.posting import Posting
+from bot.quiz.questions import Questions
+from bot.quiz.review import Study
 from bot.quiz.rules import points_for
 from bot.quiz.scores import Scores
 from bot.storage.answer_writer import AnswerWriter
@@ -23,15 +24,17 @@ class Answers:
         self,
         repository: Repository,
         writer: AnswerWriter,
-        catalog: Catalog,
+        questions: Questions,
         clock: Clock,
         posting: Posting,
         scores: Scores,
+        study: Study,
         wake: Callable[[], None],
     ) -> None:
+        self.study = study
         self.repository = repository
         self.writer = writer
-        self.catalog = catalog
+        self.questions = questions
         self.clock = clock
         self.posting = posting
         self.scores = scores
@@ -70,12 +73,15 @@ class Answers:
         if live and post.quiz_id is not None:
             await self._close_when_everyone_answered(post)
             return render.locked_in(slot)
-        question = self.catalog.question(post.question_id)
+        await self.questions.ensure([post.question_id])
+        question = self.questions.question(post.question_id)
         explanation = question.explanation if question else ""
-        streak = None
+        streak = due = None
         if post.kind == "daily":
+            # The nudge: a daily answer is a good moment to mention due reviews.
             streak = await self.scores.current_streak(post.channel_id, interaction.user_id)
-        return render.daily_feedback(slot, correct, post.correct_slot, explanation, streak)
+            due = await self.study.due_count(post.target.platform, interaction.user_id)
+        return render.daily_feedback(slot, correct, post.correct_slot, explanation, streak, due)
 
     async def _close_when_everyone_answered(self, post: PostInfo) -> None:
         if post.expected_players is None:

@@ -29,6 +29,9 @@ from pydantic import (
 log = logging.getLogger(__name__)
 
 LETTERS = "ABCDE"
+# Taken by each community's bank of accepted submissions (bot/quiz/questions.py).
+RESERVED_BANK = "community"
+RESERVED_PREFIX = "community-"
 # The tightest limits of the platforms we render to: Slack section text is
 # 3000 characters, Discord buttons 80 (we put only letters on buttons, but the
 # full option goes into the message body next to the prompt).
@@ -93,10 +96,18 @@ class BankFile(BaseModel):
 
     @model_validator(mode="after")
     def _unique_ids(self) -> BankFile:
+        # The community banks (in the database) own this bank id and id prefix.
+        if self.id == RESERVED_BANK:
+            raise ValueError(f"bank id {RESERVED_BANK} is reserved for the community's own bank")
         seen: set[str] = set()
         for question in self.questions:
             if question.id in seen:
                 raise ValueError(f"question id {question.id} appears twice")
+            if question.id.startswith(RESERVED_PREFIX):
+                raise ValueError(
+                    f"question id {question.id}: ids starting {RESERVED_PREFIX} are reserved "
+                    "for community questions"
+                )
             seen.add(question.id)
         return self
 

@@ -7,12 +7,14 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
-from bot.chat import Command, OutMessage, Target
+from bot.chat import Command, FormReply, FormSubmission, Interaction, OutMessage, Target
 from bot.quiz import render
 from bot.quiz.channels import ChannelSettings
 from bot.quiz.live import LiveQuizzes
+from bot.quiz.review import Study
 from bot.quiz.scheduler import Scheduler
 from bot.quiz.scores import Scores
+from bot.quiz.submissions import Submissions
 
 Handler = Callable[[Command], Awaitable[OutMessage]]
 
@@ -52,13 +54,17 @@ class Commands:
         live: LiveQuizzes,
         scores: Scores,
         scheduler: Scheduler,
+        study: Study,
+        submissions: Submissions,
         links: DashboardLinks | None = None,
     ) -> None:
+        self.study = study
         self.links = links
         self.channels = channels
         self.live = live
         self.scores = scores
         self.scheduler = scheduler
+        self.submissions = submissions
         self.table: dict[str, CommandSpec] = {
             "start": CommandSpec(self._start, "start a quiz"),
             "stop": CommandSpec(self._stop, "stop a quiz"),
@@ -66,22 +72,71 @@ class Commands:
             "leaderboard": CommandSpec(self._leaderboard),
             "stats": CommandSpec(self._stats),
             "forget-me": CommandSpec(self._forget_me),
+            "review": CommandSpec(self._review),
+            "export": CommandSpec(self._export),
             "config": CommandSpec(self._config, "change channel settings"),
             # Anyone may look at the schedule; only changing it needs a moderator.
             "schedule": CommandSpec(self._schedule, "change the schedule", _showing_schedule),
             "dashboard": CommandSpec(self._dashboard),
             "help": CommandSpec(self._help),
+            "submit": CommandSpec(self._submit),
+            # Its Accept, Reject and Skip buttons and the reject form need the same.
+            "submissions": CommandSpec(self._submissions, "review submissions"),
+            "remove-question": CommandSpec(self._remove_question, "remove community questions"),
         }
 
     async def run(self, command: Command) -> OutMessage:
         spec = self.table.get(command.name)
         if spec is None:
             return render.unknown_command(command.name)
-        if spec.moderator_action is not None and not spec.open_to_all(command.args):
-            channel = await self.channels.channel(command.target)
-            if not await command.by_moderator(channel.moderator_role):
-                return render.not_moderator(spec.moderator_action, channel.moderator_role)
+        if not spec.open_to_all(command.args):
+            refusal = await self._refusal(spec, command)
+            if refusal is not None:
+                return refusal
         return await spec.handler(command)
+
+    async def _refusal(
+        self, spec: CommandSpec, event: Command | Interaction | FormSubmission
+    ) -> OutMessage | None:
+        """The private refusal for a member who is not a moderator, if `spec` needs one."""
+        if spec.moderator_action is None:
+            return None
+        channel = await self.channels.channel(event.target)
+        if await event.by_moderator(channel.moderator_role):
+            return None
+        return render.not_moderator(spec.moderator_action, channel.moderator_role)
+
+    # -- review buttons and forms -------------------------------------------------
+
+    async def click(self, click: Interaction) -> OutMessage:
+        """A review button (`render.review_custom_id`)."""
+        parsed = render.parse_numbered_id(
+            click.custom_id, render.REVIEW_PREFIX, render.REVIEW_VERBS
+        )
+        if parsed is None:
+            return render.unknown_question()
+        verb, number = parsed
+        if verb == "edit":  # the author's own draft: anyone, for their own
+            return await self.submissions.reopen(click, number)
+        refusal = await self._refusal(self.table["submissions"], click)
+        if refusal is not None:
+            return refusal
+        if verb == "accept":
+            return await self.submissions.accept(click, number)
+        if verb == "reject":
+            return self.submissions.reject_form(number)
+        return await self.submissions.skip(click, number)
+
+    async def form(self, form: FormSubmission) -> FormReply:
+        if form.form_id == render.SUBMIT_FORM:
+            return await self.submissions.submitted(form)
+        parsed = render.parse_numbered_id(form.form_id, render.FORM_PREFIX, ("reject",))
+        if parsed is None:
+            return FormReply({}, render.unknown_question())
+        refusal = await self._refusal(self.table["submissions"], form)
+        if refusal is not None:
+            return FormReply({}, refusal)
+        return await self.submissions.reject(form, parsed[1])
 
     async def _start(self, command: Command) -> OutMessage:
         args = command.args
@@ -113,6 +168,14 @@ class Commands:
         forgotten = await self.scores.forget_user(command.target.platform, command.user_id)
         return render.forgotten(forgotten)
 
+    async def _review(self, command: Command) -> OutMessage:
+        return await self.study.start_review(
+            command.target, command.user_id, command.args.get("count")
+        )
+
+    async def _export(self, command: Command) -> OutMessage:
+        return await self.study.export(command.target, command.user_id, command.args.get("which"))
+
     async def _config(self, command: Command) -> OutMessage:
         args = command.args
         return await self.channels.configure(command.target, args.get("key"), args.get("value"))
@@ -131,3 +194,14 @@ class Commands:
 
     async def _help(self, command: Command) -> OutMessage:
         return render.help_message()
+
+    async def _submit(self, command: Command) -> OutMessage:
+        return await self.submissions.open_form(command)
+
+    async def _submissions(self, command: Command) -> OutMessage:
+        return await self.submissions.queue(command.target)
+
+    async def _remove_question(self, command: Command) -> OutMessage:
+        return await self.submissions.remove(
+            command.target, command.user_id, command.args.get("id")
+        )

@@ -11,11 +11,11 @@ from datetime import timedelta
 from bot.chat import DeliveryError, OutMessage, Target
 from bot.clock import Clock
 from bot.quiz import render
-from bot.quiz.bank import Catalog
 from bot.quiz.channels import ChannelSettings
 from bot.quiz.connections import Connections
 from bot.quiz.delivery import LIVE_PUBLISH_WINDOW, PUBLISH_LEASE, within_deadline
 from bot.quiz.posting import Delivery, Posting
+from bot.quiz.questions import Questions
 from bot.quiz.rules import (
     DEFAULT_QUESTIONS,
     DEFAULT_SECONDS,
@@ -38,7 +38,7 @@ class LiveQuizzes:
     def __init__(
         self,
         repository: Repository,
-        catalog: Catalog,
+        questions: Questions,
         clock: Clock,
         rng: random.Random,
         connections: Connections,
@@ -46,7 +46,7 @@ class LiveQuizzes:
         posting: Posting,
     ) -> None:
         self.repository = repository
-        self.catalog = catalog
+        self.questions = questions
         self.clock = clock
         self.rng = rng
         self.connections = connections
@@ -86,9 +86,9 @@ class LiveQuizzes:
         )
         if problem:
             return render.bad_value(problem)
-        if bank and bank not in self.catalog.banks:
-            return render.unknown_bank(bank, sorted(self.catalog.banks))
-        pool = self.catalog.pool(bank, tag)
+        if not self.questions.known_bank(bank):
+            return render.unknown_bank(bank or "", self.questions.bank_names())
+        pool = await self.questions.pool(target, bank, tag)
         if not pool:
             return render.no_questions(bank, tag)
 
@@ -168,7 +168,8 @@ class LiveQuizzes:
         if quiz.posted >= quiz.total:
             await self._finish(quiz)
             return None
-        question = self.catalog.question(quiz.question_ids[quiz.posted])
+        await self.questions.ensure([quiz.question_ids[quiz.posted]])
+        question = self.questions.question(quiz.question_ids[quiz.posted])
         if question is None:
             # The bank changed under a running quiz: skip the missing question.
             log.warning(

@@ -18,7 +18,6 @@ from bot.chat import DeliveryError, MessageRef
 from bot.clock import Clock
 from bot.metrics import Metrics
 from bot.quiz import render
-from bot.quiz.bank import Catalog
 from bot.quiz.channels import ChannelSettings
 from bot.quiz.connections import Connections
 from bot.quiz.delivery import (
@@ -29,6 +28,8 @@ from bot.quiz.delivery import (
     retry_delay,
     within_deadline,
 )
+from bot.quiz.questions import Questions
+from bot.quiz.review import Study
 from bot.quiz.scores import Scores
 from bot.storage.records import PostInfo
 from bot.storage.repository import Repository
@@ -80,17 +81,19 @@ class Posting:
     def __init__(
         self,
         repository: Repository,
-        catalog: Catalog,
+        questions: Questions,
         clock: Clock,
         rng: random.Random,
         connections: Connections,
         channels: ChannelSettings,
         scores: Scores,
+        study: Study,
         wake: Callable[[], None],
         metrics: Metrics | None = None,
     ) -> None:
+        self.study = study
         self.repository = repository
-        self.catalog = catalog
+        self.questions = questions
         self.clock = clock
         self.rng = rng
         self.connections = connections
@@ -110,9 +113,10 @@ class Posting:
             self.cache.remember(post)
         return post
 
-    def view(self, post: PostInfo, total: int | None) -> render.QuestionView | None:
-        question = self.catalog.question(post.question_id)
-        bank = self.catalog.bank_of(post.question_id)
+    async def view(self, post: PostInfo, total: int | None) -> render.QuestionView | None:
+        await self.questions.ensure([post.question_id])
+        question = self.questions.question(post.question_id)
+        bank = self.questions.bank_of(post.question_id)
         if question is None or bank is None:
             return None
         return render.QuestionView(
@@ -139,7 +143,7 @@ class Posting:
             # A retry: the question's time starts when it is finally shown.
             post = replace(post, posted_at=now, closes_at=now + (post.closes_at - post.posted_at))
         adapter = self.connections.get(post.target.platform)
-        view = self.view(post, total)
+        view = await self.view(post, total)
         if view is None:
             return Delivery.refusal("the question is no longer in its bank")
         try:
@@ -214,6 +218,9 @@ class Posting:
             lag = (closed_at - post.closes_at).total_seconds()
             self.metrics.timer_lag.labels("close").observe(lag)
         self.cache.forget(post_id)
+        # A step of its own after the close: the answers are final now. A crash
+        # before it leaves the post for the timer loop's sweep.
+        await self.study.apply_post(post_id)
         await self.reveal(post)
         return post
 
@@ -231,7 +238,7 @@ class Posting:
         quiz = (
             await self.repository.quizzes.quiz(post.quiz_id) if post.quiz_id is not None else None
         )
-        view = self.view(post, quiz.total if quiz else None)
+        view = await self.view(post, quiz.total if quiz else None)
         if view is not None:
             tally = await self.repository.answers.tally(post)
             first = [tally.first_correct_user] if tally.first_correct_user else []

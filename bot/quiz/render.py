@@ -3,12 +3,13 @@ Discord, Slack and the terminal all say the same thing."""
 
 from __future__ import annotations
 
+import html
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 from functools import cache
 
-from bot.chat import Button, ButtonStyle, Field, OutMessage
+from bot.chat import Attachment, Button, ButtonStyle, Field, Form, FormField, OutMessage
 from bot.quiz.bank import LETTERS, Question
 from bot.quiz.escape import escape_name, escape_text
 from bot.quiz.rules import (
@@ -24,9 +25,13 @@ from bot.quiz.rules import (
     Scope,
 )
 from bot.storage.records import ChannelInfo, PostTally, QuizResult, RankRow
+from bot.storage.submissions import SubmissionInfo
 
 BAR_WIDTH = 10
 ANSWER_PREFIX = "qm:a"
+# Review cards' buttons: `qm:r:<session>:<step>:<slot>`, told apart from answer
+# buttons by the prefix; the session row holds the rest.
+CARD_PREFIX = "qm:r"
 
 
 def answer_custom_id(post_id: int, slot: int) -> str:
@@ -42,6 +47,43 @@ def parse_answer_custom_id(custom_id: str) -> tuple[int, int] | None:
     if not (post.isdigit() and slot.isdigit()) or len(post) > 18:
         return None
     return int(post), int(slot)
+
+
+def card_custom_id(session_id: int, step: int, slot: int) -> str:
+    return f"{CARD_PREFIX}:{session_id}:{step}:{slot}"
+
+
+def parse_card_custom_id(custom_id: str) -> tuple[int, int, int] | None:
+    """(session, step, slot) of a review card button's id, or None if it is not one."""
+    parts = custom_id.split(":")
+    if len(parts) != 5 or ":".join(parts[:2]) != CARD_PREFIX:
+        return None
+    numbers = parts[2:]
+    if not all(part.isdigit() and len(part) <= 18 for part in numbers):
+        return None
+    return int(numbers[0]), int(numbers[1]), int(numbers[2])
+
+
+# Review buttons and forms: `qm:s:<verb>:<submission>` and `qm:f:<form>[:<submission>]`.
+REVIEW_PREFIX = "qm:s"
+FORM_PREFIX = "qm:f"
+SUBMIT_FORM = f"{FORM_PREFIX}:submit"
+REJECT_FORM = f"{FORM_PREFIX}:reject"
+REVIEW_VERBS = ("accept", "reject", "skip", "edit")
+
+
+def review_custom_id(verb: str, number: int) -> str:
+    return f"{REVIEW_PREFIX}:{verb}:{number}"
+
+
+def parse_numbered_id(custom_id: str, prefix: str, verbs: Sequence[str]) -> tuple[str, int] | None:
+    """`<prefix>:<verb>:<number>` → (verb, number); None for anything else."""
+    parts = custom_id.split(":")
+    if len(parts) != 4 or ":".join(parts[:2]) != prefix or parts[2] not in verbs:
+        return None
+    if not parts[3].isdigit() or len(parts[3]) > 18:
+        return None
+    return parts[2], int(parts[3])
 
 
 def mention(platform: str, user_id: str, names: Mapping[str, str] | None = None) -> str:
@@ -317,6 +359,7 @@ class StatsView:
     best_streak: int
     best_streak_anywhere: int
     per_tag: Sequence[tuple[str, int, int]]  # (tag, answered, correct)
+    reviews_due: int | None = None  # the member's own due review cards
 
 
 def _percent(part: int, whole: int) -> str:
@@ -332,6 +375,8 @@ def stats(view: StatsView, platform: str) -> OutMessage:
         f"Daily streak: {view.streak} (best here {view.best_streak}, "
         f"best anywhere {view.best_streak_anywhere})"
     )
+    if view.reviews_due is not None:
+        summary += f"\n{reviews_due_line(view.reviews_due)}"
     tags = "\n".join(
         f"{tag}: {_percent(correct, answered)} of {answered}"
         for tag, answered, correct in view.per_tag
@@ -354,19 +399,37 @@ def locked_in(slot: int) -> OutMessage:
 
 
 def daily_feedback(
-    slot: int, correct: bool, correct_slot: int, explanation: str, streak: int | None = None
+    slot: int,
+    correct: bool,
+    correct_slot: int,
+    explanation: str,
+    streak: int | None = None,
+    reviews_due: int | None = None,
 ) -> OutMessage:
     """The private reply to a click on an open (non-live) question; `streak` is
-    the member's daily streak in the channel after this answer."""
-    if correct:
-        text = f"✅ {letter(slot)} is right! {explanation}"
-        if streak:
-            text += f"\n🔥 {streak}-day streak"
-        return private(text)
-    text = f"❌ {letter(slot)} is not it: the answer is {letter(correct_slot)}. {explanation}"
-    if streak is not None:
+    the member's daily streak in the channel after this answer, `reviews_due`
+    how many of their review cards are due."""
+    text = _verdict(slot, correct, correct_slot, explanation)
+    if correct and streak:
+        text += f"\n🔥 {streak}-day streak"
+    if not correct and streak is not None:
         text += "\nYour daily streak starts again with the next daily question."
+    if reviews_due:
+        text += f"\n{reviews_due_line(reviews_due)}"
     return private(text)
+
+
+def _verdict(slot: int, correct: bool, correct_slot: int, explanation: str) -> str:
+    if correct:
+        return f"✅ {letter(slot)} is right! {explanation}"
+    return f"❌ {letter(slot)} is not it: the answer is {letter(correct_slot)}. {explanation}"
+
+
+def reviews_due_line(count: int) -> str:
+    if count == 0:
+        return "Reviews due: none"
+    noun = "review is" if count == 1 else "reviews are"
+    return f"📚 {count} {noun} due: `/quiz review`"
 
 
 def already_answered(slot: int | None) -> OutMessage:
@@ -590,7 +653,9 @@ def question_skipped() -> OutMessage:
 
 def forgotten(count: int) -> OutMessage:
     noun = "answer" if count == 1 else "answers"
-    return private(f"Done: I deleted your {count} {noun} and the stats built on them.")
+    return private(
+        f"Done: I deleted your {count} {noun}, the stats built on them and your review cards."
+    )
 
 
 def unknown_command(name: str) -> OutMessage:
@@ -600,11 +665,13 @@ def unknown_command(name: str) -> OutMessage:
 USAGE = (
     "Usage: `/quiz start [questions] [seconds] [bank] [tag]`, `/quiz stop`, "
     "`/quiz skip`, `/quiz leaderboard [channel|server] [week|month|all|streaks]`, "
-    "`/quiz stats [@user]`, `/quiz forget-me`, `/quiz config show`, "
+    "`/quiz stats [@user]`, `/quiz review [count]`, `/quiz export [missed|all]`, "
+    "`/quiz forget-me`, `/quiz config show`, "
     "`/quiz config set <setting> <value>`, "
     "`/quiz schedule daily <HH:MM> [timezone] [days] [bank=ID] [tag=TAG]`, "
     "`/quiz schedule leaderboard <day> <HH:MM> [timezone]`, `/quiz schedule show`, "
-    "`/quiz schedule off [daily|leaderboard]`, `/quiz dashboard`, `/quiz help`"
+    "`/quiz schedule off [daily|leaderboard]`, `/quiz submit`, `/quiz submissions`, "
+    "`/quiz remove-question <id>`, `/quiz dashboard`, `/quiz help`"
 )
 
 
@@ -658,6 +725,10 @@ def too_slow() -> OutMessage:
     )
 
 
+def form_too_slow() -> OutMessage:
+    return private("Opening the form took me too long; please run the command again.")
+
+
 def restarting() -> OutMessage:
     return private("The bot is restarting; please try again in a moment.")
 
@@ -669,7 +740,9 @@ HELP = f"""\
 `/quiz stop`, `/quiz skip`: end the quiz or reveal the current question (moderators)
 `/quiz leaderboard [channel|server] [week|month|all|streaks]`: the top ten
 `/quiz stats [user]`: answers, accuracy, points and streaks
-`/quiz forget-me`: delete your answers and stats
+`/quiz review [count]`: practise your due questions privately (default 10)
+`/quiz export [missed|all]`: your missed (or all) questions as an Anki deck
+`/quiz forget-me`: delete your answers, stats and review cards
 `/quiz config show`, `/quiz config set <setting> <value>`: channel settings (moderators): \
 moderator-role, mentions on|off, timezone, daily-window, grace
 `/quiz schedule daily <HH:MM> [timezone] [days]`: a daily question here (moderators), \
@@ -677,6 +750,9 @@ e.g. `daily 09:00 Europe/Berlin mon-fri`
 `/quiz schedule leaderboard <day> <HH:MM> [timezone]`: a weekly leaderboard post \
 (moderators)
 `/quiz schedule show`, `/quiz schedule off [daily|leaderboard]`
+`/quiz submit`: propose a question for this community's bank (`bank=community`)
+`/quiz submissions`: review proposed questions (moderators); \
+`/quiz remove-question <id>`: take one out (moderators)
 `/quiz dashboard`: a private link to this community's web dashboard and your own page
 Scoring: 10 points for a correct answer, plus up to 5 for speed in a live quiz.
 Daily streak: daily questions in a row answered right; a wrong or missing answer resets it."""
@@ -690,7 +766,9 @@ COMMAND_DESCRIPTIONS = {
     "skip": "Reveal the open question now (moderators)",
     "leaderboard": "The top ten, for everyone to see",
     "stats": "Answers, accuracy, points and streaks",
-    "forget-me": "Delete your answers and stats",
+    "forget-me": "Delete your answers, stats and review cards",
+    "review": "Practise your due questions, privately",
+    "export": "Your missed (or all) questions as an Anki deck",
     "help": "How the quiz works",
     "dashboard": "A private link to the web dashboard",
     "config": "Channel settings",
@@ -701,6 +779,9 @@ COMMAND_DESCRIPTIONS = {
     "schedule leaderboard": "Post last week's leaderboard here weekly (moderators)",
     "schedule show": "Show this channel's schedules",
     "schedule off": "Turn schedules off (moderators)",
+    "submit": "Propose a question for this server's community bank",
+    "submissions": "Review proposed questions (moderators)",
+    "remove-question": "Take a question out of the community bank (moderators)",
 }
 OPTION_DESCRIPTIONS = {
     "questions": f"How many questions ({MIN_QUESTIONS}–{MAX_QUESTIONS}, default 5)",
@@ -717,6 +798,9 @@ OPTION_DESCRIPTIONS = {
     "days": "Days, e.g. mon-fri or mon,wed,fri (default: every day)",
     "day": "Day of the week to post on",
     "which": "Which schedule (default: both)",
+    "count": "How many cards at most (1–50, default 10)",
+    "questions_kind": "missed (default) or all the questions you answered",
+    "id": "The question's id, like community-12",
 }
 
 
@@ -739,11 +823,327 @@ def help_message() -> OutMessage:
     return private(HELP)
 
 
+# -- submissions and review -------------------------------------------------------
+
+SUBMISSION_FIELDS = (
+    FormField("prompt", "Question", multiline=True, max_length=1000),
+    FormField(
+        "options",
+        "Options, one per line (2 to 5)",
+        multiline=True,
+        max_length=1600,
+        placeholder="Gradient compression\nData shuffling\nTask parallelism",
+    ),
+    FormField("answer", "Letter of the right option (A to E)", max_length=2, placeholder="A"),
+    FormField("explanation", "Why it is right (one to three sentences)", multiline=True),
+    FormField(
+        "tags",
+        "Tags (optional), e.g. ddp, communication",
+        required=False,
+        max_length=200,
+    ),
+)
+_FIELD_NAMES = {
+    "prompt": "Question",
+    "options": "Options",
+    "answer": "Right option",
+    "explanation": "Explanation",
+    "tags": "Tags",
+}
+
+
+def field_problem(key: str, problem: str) -> str:
+    """A validation problem as the form shows it beside its field."""
+    problem = problem.replace("String should have at least 1 character", "this is empty")
+    problem = problem.replace("List should have at least 2 items", "give at least two options")
+    problem = problem.replace("List should have at most 5 items", "give at most five options")
+    if key == "answer" and "pattern" in problem:
+        problem = "give one letter, A to E"
+    if key == "tags" and "pattern" in problem:
+        problem += " (lowercase letters, digits and dashes, like `data-parallel`)"
+    return problem[0].upper() + problem[1:] if problem else problem
+
+
+def submission_form(values: Mapping[str, str] | None = None) -> OutMessage:
+    filled = values or {}
+    fields = tuple(replace(spec, value=filled.get(spec.key, "")) for spec in SUBMISSION_FIELDS)
+    return OutMessage(
+        text="Questions are submitted through a form on Discord or Slack.",
+        form=Form(SUBMIT_FORM, "Submit a question", fields, "Submit"),
+    )
+
+
+def submission_problems(errors: Mapping[str, str], draft: int | None) -> OutMessage:
+    lines = [f"• **{_FIELD_NAMES.get(key, key)}**: {problem}" for key, problem in errors.items()]
+    text = "Your question was not queued yet:\n" + "\n".join(lines)
+    buttons: tuple[Button, ...] = ()
+    if draft is not None:
+        text += "\nWhat you typed is kept: click **Edit my question** to fix it."
+        buttons = (Button(review_custom_id("edit", draft), "Edit my question"),)
+    return OutMessage(text=text, body=text, buttons=buttons)
+
+
+def too_many_pending(limit: int) -> OutMessage:
+    return private(
+        f"You already have {limit} questions waiting for review here, the most one member "
+        "may have. Once a moderator has looked at them you can submit more."
+    )
+
+
+def submission_queued(number: int) -> OutMessage:
+    return private(
+        f"Thanks! Your question (submission #{number}) is waiting for a moderator. "
+        "I'll tell you privately when it has been reviewed."
+    )
+
+
+def _submission_text(submission: SubmissionInfo, platform: str) -> str:
+    question = submission.question
+    right = str(question.get("answer", ""))
+    lines = [escape_text(platform, str(question.get("prompt", ""))), ""]
+    for index, option in enumerate(question.get("options") or []):
+        mark = " ✅" if LETTERS[index] == right else ""
+        lines.append(f"{LETTERS[index]}. {escape_text(platform, str(option))}{mark}")
+    lines += ["", f"**Why:** {escape_text(platform, str(question.get('explanation', '')))}"]
+    tags = question.get("tags") or []
+    if tags:
+        lines.append(f"**Tags:** {', '.join(str(tag) for tag in tags)}")
+    return "\n".join(lines)
+
+
+def review_card(
+    submission: SubmissionInfo, pending: int, platform: str, note: str = ""
+) -> OutMessage:
+    title = f"Submission #{submission.id} ({pending} pending)"
+    author = mention(platform, submission.author_id)
+    body = _submission_text(submission, platform) + f"\n\nSubmitted by {author}."
+    if note:
+        body = f"{note}\n\n{body}"
+    buttons = (
+        Button(review_custom_id("accept", submission.id), "Accept", ButtonStyle.SUCCESS),
+        Button(review_custom_id("reject", submission.id), "Reject", ButtonStyle.DANGER),
+        Button(review_custom_id("skip", submission.id), "Skip"),
+    )
+    return OutMessage(
+        text=f"{note}\n{title}\n{body}".strip(), title=title, body=body, buttons=buttons
+    )
+
+
+def queue_empty(note: str = "") -> OutMessage:
+    text = "No submissions are waiting for review here."
+    return private(f"{note}\n{text}" if note else text)
+
+
+def already_reviewed() -> str:
+    return "That submission was already reviewed (or removed); here is the next one."
+
+
+def accepted_note(submission: SubmissionInfo) -> str:
+    return (
+        f"Accepted submission #{submission.id}: it is {submission.question_id} in the "
+        "community bank now."
+    )
+
+
+def rejected_note(submission: SubmissionInfo) -> str:
+    return f"Rejected submission #{submission.id}; its author has been told."
+
+
+def reject_form(number: int) -> OutMessage:
+    reason = FormField(
+        "reason",
+        "Reason for the author (optional)",
+        multiline=True,
+        required=False,
+        max_length=500,
+    )
+    return OutMessage(
+        text="Rejecting needs Discord or Slack.",
+        form=Form(f"{REJECT_FORM}:{number}", "Reject submission", (reason,), "Reject"),
+    )
+
+
+def _short(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def author_accepted(submission: SubmissionInfo, platform: str) -> OutMessage:
+    prompt = escape_text(platform, _short(str(submission.question.get("prompt", ""))))
+    return private(
+        f"🎉 Your question “{prompt}” was accepted: it joins this community's question bank "
+        f"as {submission.question_id}."
+    )
+
+
+def author_rejected(submission: SubmissionInfo, platform: str) -> OutMessage:
+    prompt = escape_text(platform, _short(str(submission.question.get("prompt", ""))))
+    text = f"Your question “{prompt}” was not accepted."
+    if submission.reason:
+        text += f" The moderator said: {escape_text(platform, submission.reason)}"
+    return private(text)
+
+
+def not_a_community_question(question_id: str) -> OutMessage:
+    shown = _short(question_id, 40) or "(none)"
+    return private(
+        f"`{shown}` is not a question of this community's bank. Give its id, like "
+        "`community-12` (bank files are changed by editing them)."
+    )
+
+
+def question_removed(question_id: str) -> OutMessage:
+    return private(f"Removed {question_id}: it will not be drawn here again.")
+
+
 # -- Discord
 
 
 def discord_server_only() -> OutMessage:
     return private("Quizzes run in server channels: use `/quiz` in a channel of a server.")
+
+
+# -- study: review cards and Anki export ------------------------------------------
+
+
+@dataclass(frozen=True)
+class ReviewCardView:
+    """A review card as the member sees it: `number` counts cards in this run."""
+
+    session_id: int
+    step: int
+    bank_title: str
+    question: Question
+    option_order: Sequence[int]
+    number: int
+    limit: int
+    due: int  # cards due now, this one included
+
+    def option(self, slot: int) -> str:
+        return self.question.options[self.option_order[slot]]
+
+
+def review_time(local: datetime) -> str:
+    """A review time in the channel's zone: `Thu 03 Dec 09:00`."""
+    return local.strftime("%a %d %b %H:%M")
+
+
+def study_card(view: ReviewCardView, platform: str, before: str = "") -> OutMessage:
+    """One card with its letter buttons; `before` is the verdict on the last one."""
+    title = escape_text(platform, f"Review · {view.bank_title}")
+    prompt = escape_text(platform, view.question.prompt)
+    slots = range(len(view.option_order))
+    options = "\n".join(
+        f"**{letter(slot)}.** {escape_text(platform, view.option(slot))}" for slot in slots
+    )
+    lead = f"{before}\n\n" if before else ""
+    body = f"{lead}{prompt}\n\n{options}"
+    buttons = tuple(
+        Button(card_custom_id(view.session_id, view.step, slot), letter(slot)) for slot in slots
+    )
+    plain = "\n".join(
+        f"{letter(slot)}. {escape_text(platform, view.option(slot))}" for slot in slots
+    )
+    footer = (
+        f"Card {view.number} of at most {view.limit} · {view.due} due · "
+        "only you see this; it does not change points or streaks"
+    )
+    text = f"{lead}{title}\n{prompt}\n{plain}"
+    return OutMessage(text=text, title=title, body=body, buttons=buttons, footer=footer)
+
+
+def review_verdict(
+    platform: str, slot: int, correct: bool, correct_slot: int, explanation: str
+) -> str:
+    return _verdict(slot, correct, correct_slot, escape_text(platform, explanation))
+
+
+def review_done(before: str, reviewed: int, next_review: str | None) -> OutMessage:
+    noun = "card" if reviewed == 1 else "cards"
+    text = f"{before}\n\nReview done: {reviewed} {noun}."
+    if next_review:
+        text += f" Next review: {next_review}"
+    return private(text)
+
+
+def nothing_to_review(next_review: str | None) -> OutMessage:
+    if next_review is None:
+        return private(
+            "Nothing to review yet. Questions you answer in quizzes and daily questions "
+            "come back here for review when they are due."
+        )
+    return private(f"Nothing to review. Next review: {next_review}")
+
+
+def review_not_yours() -> OutMessage:
+    return private("This review card belongs to someone else. `/quiz review` starts your own.")
+
+
+def review_already_answered() -> OutMessage:
+    return private("You already answered this card; your review continues below it.")
+
+
+def review_ended() -> OutMessage:
+    return private("This review has ended. `/quiz review` starts a new one.")
+
+
+def review_count_problem(value: str, low: int, high: int) -> OutMessage:
+    return private(
+        f"The number of cards must be a whole number from {low} to {high} (got {value})."
+    )
+
+
+ANKI_FIELDS = ("Prompt", "Options", "Answer", "Explanation")
+
+
+def anki_fields(question: Question) -> tuple[str, str, str, str]:
+    """A question's note fields (HTML): prompt, options lettered in bank order,
+    the answer, the explanation."""
+    options = "<br>".join(
+        f"<b>{letter(index)}.</b> {html.escape(option)}"
+        for index, option in enumerate(question.options)
+    )
+    right = question.options[question.answer_index]
+    answer = f"<b>{question.answer}.</b> {html.escape(right)}"
+    return html.escape(question.prompt), options, answer, html.escape(question.explanation)
+
+
+EXPORT_CHOICES = ("missed", "all")
+
+
+def export_file_name(which: str) -> str:
+    return f"quizmaster-{which}.apkg"
+
+
+def export_ready(which: str, count: int, deck: Attachment) -> OutMessage:
+    noun = "question" if count == 1 else "questions"
+    kind = "you missed" if which == "missed" else "you answered"
+    text = (
+        f"Your Anki deck: {count} {noun} {kind}. In Anki choose File → Import and pick "
+        f"{deck.filename}; importing a newer export updates these cards."
+    )
+    return replace(private(text), attachment=deck)
+
+
+def nothing_to_export(which: str) -> OutMessage:
+    if which == "missed":
+        return private("No missed questions to export yet. `/quiz export all` exports every one.")
+    return private("No answered questions to export yet.")
+
+
+def export_choice_problem(value: str) -> OutMessage:
+    return private(f"Export `missed` (the default) or `all`, not `{value}`.")
+
+
+def file_sent_to_direct_messages() -> OutMessage:
+    return private("I sent your Anki deck to our direct messages.")
+
+
+def file_not_delivered(problem: str) -> OutMessage:
+    return private(f"I could not send you the file ({problem}). Please try again later.")
+
+
+def file_saved(path: str) -> OutMessage:
+    return private(f"Saved {path}")
 
 
 # Imported banks: the text an import writes into a bank, shown later at reveals

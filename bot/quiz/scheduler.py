@@ -18,12 +18,12 @@ from functools import partial
 from bot.chat import DeliveryError, OutMessage, Target
 from bot.clock import Clock
 from bot.quiz import render
-from bot.quiz.bank import Catalog
 from bot.quiz.channels import ChannelSettings
 from bot.quiz.connections import Connections
 from bot.quiz.delivery import PUBLISH_LEASE, within_deadline
 from bot.quiz.jobs import Jobs
 from bot.quiz.posting import Posting
+from bot.quiz.questions import Questions
 from bot.quiz.rules import LEADERBOARD_SIZE, Window, shuffled_order, week_key
 from bot.quiz.schedule import (
     Rule,
@@ -69,7 +69,7 @@ class Scheduler:
     def __init__(
         self,
         repository: Repository,
-        catalog: Catalog,
+        questions: Questions,
         clock: Clock,
         rng: random.Random,
         connections: Connections,
@@ -80,7 +80,7 @@ class Scheduler:
         wake: Callable[[], None],
     ) -> None:
         self.repository = repository
-        self.catalog = catalog
+        self.questions = questions
         self.clock = clock
         self.rng = rng
         self.connections = connections
@@ -126,10 +126,9 @@ class Scheduler:
             days=parse_days(args["days"]) if args.get("days") else ALL_DAYS,
         )
         bank, tag = args.get("bank") or None, args.get("tag") or None
-        catalog = self.catalog
-        if bank and bank not in catalog.banks:
-            return render.unknown_bank(bank, sorted(catalog.banks))
-        if not catalog.pool(bank, tag):
+        if not self.questions.known_bank(bank):
+            return render.unknown_bank(bank or "", self.questions.bank_names())
+        if not await self.questions.pool(target, bank, tag):
             return render.no_questions(bank, tag)
         return await self._save(target, user_id, DAILY, rule, bank, tag)
 
@@ -308,7 +307,7 @@ class Scheduler:
         `publish_by` (the end of the grace window); a crash after the claim
         leaves the post for the next start."""
         channel = schedule.channel
-        pool = self.catalog.pool(schedule.bank, schedule.tag)
+        pool = await self.questions.pool(channel.target, schedule.bank, schedule.tag)
         if not pool:
             log.warning("no questions for the daily post in %s", channel.target)
             await self.repository.schedules.claim_schedule(schedule.id, *claim)
@@ -336,9 +335,9 @@ class Scheduler:
 
     def _layout(self, question_id: str) -> tuple[list[int], int]:
         """A drawn question's shuffled option order and the slot of its answer."""
-        question = self.catalog.question(question_id)
-        if question is None:  # the pool comes from the catalog
-            raise LookupError(f"question {question_id} is not in the catalog")
+        question = self.questions.question(question_id)
+        if question is None:  # the pool comes from these questions, which cached it
+            raise LookupError(f"question {question_id} is not in the question banks")
         order = shuffled_order(len(question.options), self.rng)
         return order, order.index(question.answer_index)
 
@@ -372,7 +371,9 @@ class Scheduler:
         leaders = await self.scores.streak_leaders(schedule.channel.id)
         scores = await self.repository.scores.question_scores(schedule.channel.id, window)
         hardest = min(scores, key=lambda s: (s.correct / s.answered, -s.answered), default=None)
-        question = self.catalog.question(hardest.question_id) if hardest else None
+        if hardest:
+            await self.questions.ensure([hardest.question_id])
+        question = self.questions.question(hardest.question_id) if hardest else None
         hard = (
             render.Hardest(question.prompt, hardest.correct, hardest.answered)
             if hardest and question

@@ -6,8 +6,9 @@ from __future__ import annotations
 from bot.chat import OutMessage, Target
 from bot.clock import Clock
 from bot.quiz import render
-from bot.quiz.bank import Catalog
 from bot.quiz.channels import ChannelSettings
+from bot.quiz.questions import Questions
+from bot.quiz.review import Study
 from bot.quiz.rules import (
     LEADERBOARD_SIZE,
     STREAK_LEADERS,
@@ -33,13 +34,15 @@ class Scores:
         store: ScoreStore,
         answers: AnswerStore,
         channels: ChannelSettings,
-        catalog: Catalog,
+        questions: Questions,
         clock: Clock,
+        study: Study,
     ) -> None:
+        self.study = study
         self.store = store
         self.answers = answers
         self.channels = channels
-        self.catalog = catalog
+        self.questions = questions
         self.clock = clock
 
     async def leaderboard(self, target: Target, scope_word: str, period_word: str) -> OutMessage:
@@ -75,8 +78,9 @@ class Scores:
         current, best = everywhere.get(channel.id, (0, 0))
         best_anywhere = max((other for _, other in everywhere.values()), default=0)
         per_tag: dict[str, list[int]] = {}
+        await self.questions.ensure(question_id for question_id, _, _ in totals.per_question)
         for question_id, answered, correct in totals.per_question:
-            question = self.catalog.question(question_id)
+            question = self.questions.question(question_id)
             for tag in question.tags if question else []:
                 counts = per_tag.setdefault(tag, [0, 0])
                 counts[0] += answered
@@ -90,6 +94,7 @@ class Scores:
             best_streak=best,
             best_streak_anywhere=best_anywhere,
             per_tag=[(tag, n, c) for tag, (n, c) in sorted(per_tag.items())],
+            reviews_due=await self.study.due_count(target.platform, user_id),
         )
 
     async def stats(self, target: Target, user_id: str) -> OutMessage:
@@ -103,4 +108,7 @@ class Scores:
         return await self.store.streak_leaders(channel_id, STREAK_LEADERS)
 
     async def forget_user(self, platform: str, user_id: str) -> int:
-        return await self.answers.forget_user(platform, user_id)
+        # The answers (their stats go with them), then the review cards.
+        forgotten = await self.answers.forget_user(platform, user_id)
+        await self.study.forget(platform, user_id)
+        return forgotten

@@ -6,9 +6,14 @@ hold. It builds the use cases and hands each entry point to its own:
 - `posting.Posting`: delivering and closing/revealing posts (live and daily);
 - `scheduler.Scheduler`: daily questions and weekly leaderboards;
 - `scores.Scores`: leaderboards, stats, streaks, forgetting a member;
+- `review.Study`: review cards, `/quiz review` and the Anki export;
 - `channels.ChannelSettings`: channel settings;
 - `timers.Timers`: the timer loop;
+- `submissions.Submissions`: member submissions and their review;
 - `commands.Commands`: the `/quiz` command table.
+
+Every use case that draws or shows questions gets `questions.Questions`: the
+file banks (`catalog`) plus each community's own bank from the database.
 
 Platform-neutral: it talks to adapters only through `bot.chat`. State lives in
 the database (deadlines included), so a restart resumes where it stopped.
@@ -21,7 +26,7 @@ import logging
 import random
 from collections.abc import Callable
 
-from bot.chat import Adapter, Command, Interaction, OutMessage, Target
+from bot.chat import Adapter, Command, FormReply, FormSubmission, Interaction, OutMessage, Target
 from bot.clock import Clock
 from bot.metrics import Metrics, StateCounts
 from bot.quiz import render
@@ -33,9 +38,12 @@ from bot.quiz.connections import Connections
 from bot.quiz.jobs import Jobs
 from bot.quiz.live import LiveQuizzes
 from bot.quiz.posting import Posting
+from bot.quiz.questions import Questions
+from bot.quiz.review import Study
 from bot.quiz.rules import is_valid_id
 from bot.quiz.scheduler import Scheduler
 from bot.quiz.scores import Scores
+from bot.quiz.submissions import Submissions
 from bot.quiz.timers import DRAIN_SECONDS, Timers
 from bot.storage.answer_writer import AnswerWriter
 from bot.storage.records import ChannelInfo
@@ -63,28 +71,41 @@ class QuizService:
         self.jobs = Jobs()
         self.answer_writer = AnswerWriter(repository.answers, self.metrics)
         wakeup = asyncio.Event()
+        self.questions = Questions(catalog, repository.submissions, clock)
+        questions = self.questions
         self.channels = ChannelSettings(repository.channels, self.connections, clock)
-        self.scores = Scores(repository.scores, repository.answers, self.channels, catalog, clock)
+        self.study = Study(repository.cards, questions, clock, self.rng, self.channels)
+        self.scores = Scores(
+            repository.scores, repository.answers, self.channels, questions, clock, self.study
+        )
         self.posting = Posting(
             repository,
-            catalog,
+            questions,
             clock,
             self.rng,
             self.connections,
             self.channels,
             self.scores,
+            self.study,
             wakeup.set,
             self.metrics,
         )
         self.live = LiveQuizzes(
-            repository, catalog, clock, self.rng, self.connections, self.channels, self.posting
+            repository, questions, clock, self.rng, self.connections, self.channels, self.posting
         )
         self.answers = Answers(
-            repository, self.answer_writer, catalog, clock, self.posting, self.scores, wakeup.set
+            repository,
+            self.answer_writer,
+            questions,
+            clock,
+            self.posting,
+            self.scores,
+            self.study,
+            wakeup.set,
         )
         self.scheduler = Scheduler(
             repository,
-            catalog,
+            questions,
             clock,
             self.rng,
             self.connections,
@@ -102,10 +123,20 @@ class QuizService:
             self.posting,
             self.live,
             self.scheduler,
+            self.study,
             self.answer_writer,
             wakeup,
         )
-        self.commands = Commands(self.channels, self.live, self.scores, self.scheduler, links)
+        self.submissions = Submissions(repository.submissions, questions, self.connections, clock)
+        self.commands = Commands(
+            self.channels,
+            self.live,
+            self.scores,
+            self.scheduler,
+            self.study,
+            self.submissions,
+            links,
+        )
 
     @property
     def adapters(self) -> dict[str, Adapter]:
@@ -138,12 +169,30 @@ class QuizService:
         the reply says the answer did not count (clicking again is safe)."""
         if not _valid_ids(interaction.target, interaction.user_id):
             return render.malformed_id()
+        if interaction.custom_id.startswith(render.REVIEW_PREFIX + ":"):
+            try:
+                return await self.commands.click(interaction)
+            except Exception:
+                log.exception("review click %s failed", interaction.custom_id)
+                return render.failure()
         self.metrics.click(interaction)
         try:
+            if render.parse_card_custom_id(interaction.custom_id) is not None:
+                return await self.study.answer(interaction)
             return await self.answers.answer(interaction)
         except Exception:
             log.exception("click %s failed in %s", interaction.custom_id, interaction.target)
             return render.answer_not_counted()
+
+    async def handle_form(self, form: FormSubmission) -> FormReply:
+        """A submitted form (a question, a rejection's reason)."""
+        if not _valid_ids(form.target, form.user_id):
+            return FormReply({}, render.malformed_id())
+        try:
+            return await self.commands.form(form)
+        except Exception:
+            log.exception("form %s failed in %s", form.form_id, form.target)
+            return FormReply({}, render.failure())
 
     # -- shortcuts the console, benchmarks and tests use ----------------------------
 

@@ -13,6 +13,7 @@ from bot.quiz.delivery import REVEAL_LEASE
 from bot.quiz.jobs import Jobs
 from bot.quiz.live import LiveQuizzes
 from bot.quiz.posting import REVEAL_RETRY_WINDOW, Posting
+from bot.quiz.review import Study
 from bot.quiz.scheduler import Scheduler
 from bot.storage.answer_writer import AnswerWriter
 from bot.storage.repository import Repository
@@ -36,6 +37,7 @@ class Timers:
         posting: Posting,
         live: LiveQuizzes,
         scheduler: Scheduler,
+        study: Study,
         answer_writer: AnswerWriter,
         wakeup: asyncio.Event,
     ) -> None:
@@ -46,6 +48,7 @@ class Timers:
         self.posting = posting
         self.live = live
         self.scheduler = scheduler
+        self.study = study
         self.answer_writer = answer_writer
         self._wake = wakeup
         self._stopping = False
@@ -79,6 +82,8 @@ class Timers:
             jobs.start(_job_key(p, q), partial(self._retry_delivery, p, q)) for p, q in undelivered
         ]
         tasks += [jobs.start(("quiz", q), partial(live.advance, q)) for q in stalled]
+        # Closed posts whose review cards a crash left unapplied.
+        tasks.append(jobs.start(("cards",), self.study.apply_pending))
         # Due schedules are read and fired page by page as posts go out.
         tasks.append(self.scheduler.start_fan_out())
         return tasks

@@ -75,7 +75,12 @@ def create_engine(url: str, *, echo: bool = False, search_path: str | None = Non
             echo=echo,
             pool_size=10,
             max_overflow=20,
-            pool_pre_ping=True,
+            # No ping before each checkout: it is a round trip on every
+            # transaction (a quarter of the answer path's time). A connection
+            # the server dropped fails its transaction, SQLAlchemy renews the
+            # pool, and the answer writer stores that batch again row by row
+            # (tests/test_answer_faults.py kills the pool's connections).
+            pool_pre_ping=False,
             connect_args=connect_args,
         )
 

@@ -12,6 +12,7 @@ from sqlalchemy import (
     Boolean,
     DateTime,
     Dialect,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -102,6 +103,10 @@ class Quiz(Base):
     ended_at: Mapped[datetime | None] = mapped_column(default=None)
 
 
+# A closed post whose answers are not in the review cards yet.
+CARDS_PENDING = "cards_applied_at IS NULL AND closed_at IS NOT NULL"
+
+
 class Post(Base):
     """One posting of a question in a channel, with its shuffled option order."""
 
@@ -126,6 +131,12 @@ class Post(Base):
             "publish_retry_at",
             sqlite_where=text("message_id IS NULL AND closed_at IS NULL"),
             postgresql_where=text("message_id IS NULL AND closed_at IS NULL"),
+        ),
+        Index(
+            "ix_posts_cards_pending",
+            "closed_at",
+            sqlite_where=text(CARDS_PENDING),
+            postgresql_where=text(CARDS_PENDING),
         ),
     )
 
@@ -158,6 +169,10 @@ class Post(Base):
     publish_attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     publish_retry_at: Mapped[datetime | None] = mapped_column(default=None)
     publish_by: Mapped[datetime | None] = mapped_column(default=None)
+    # Set in the transaction that took the post's answers into the members'
+    # review cards, after it closed; a closed post without it is applied by
+    # the timer loop (after a crash between the close and the cards).
+    cards_applied_at: Mapped[datetime | None] = mapped_column(default=None)
 
 
 class Answer(Base):
@@ -343,6 +358,101 @@ Index(
     DailyStreak.best.desc(),
     DailyStreak.user_id,
 )
+
+
+# -- study ------------------------------------------------------------------------
+# Spaced repetition: each member's card per question, scheduled by FSRS from
+# their answers (applied when a post closes) and their `/quiz review` answers.
+
+
+class ReviewCard(Base):
+    """A member's card for one question on one platform; due when to review it."""
+
+    __tablename__ = "review_cards"
+    __table_args__ = (
+        Index("ix_review_cards_due", "platform", "user_id", "due"),
+        {"sqlite_with_rowid": False},
+    )
+
+    platform: Mapped[str] = mapped_column(String(16), primary_key=True)
+    user_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    question_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    due: Mapped[datetime]
+    # FSRS: state (learning, review, relearning), learning step, memory state.
+    state: Mapped[int] = mapped_column(Integer)
+    step: Mapped[int | None] = mapped_column(Integer, default=None)
+    stability: Mapped[float | None] = mapped_column(Float, default=None)
+    difficulty: Mapped[float | None] = mapped_column(Float, default=None)
+    last_review: Mapped[datetime | None] = mapped_column(default=None)
+    reviews: Mapped[int] = mapped_column(Integer, default=0)
+    misses: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class CardReview(Base):
+    """An answer already taken into its member's card, so none counts twice."""
+
+    __tablename__ = "card_reviews"
+
+    answer_id: Mapped[int] = mapped_column(
+        ForeignKey("answers.id", ondelete="CASCADE"), primary_key=True
+    )
+
+
+class ReviewSession(Base):
+    """A member's `/quiz review` run. Buttons name the session and its step, so
+    a click works after a restart and an old card's click is recognised."""
+
+    __tablename__ = "review_sessions"
+    # AUTOINCREMENT: SQLite would otherwise hand a deleted session's id to the
+    # next one, and an old card's buttons would then act on the new run.
+    __table_args__ = (
+        Index("ix_review_sessions_user", "platform", "user_id"),
+        {"sqlite_autoincrement": True},
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    platform: Mapped[str] = mapped_column(String(16))
+    community: Mapped[str] = mapped_column(String(64))
+    channel: Mapped[str] = mapped_column(String(64))
+    user_id: Mapped[str] = mapped_column(String(64))
+    step: Mapped[int] = mapped_column(Integer, default=0)
+    remaining: Mapped[int] = mapped_column(Integer)
+    question_id: Mapped[str | None] = mapped_column(String(64), default=None)
+    option_order: Mapped[list[int]] = mapped_column(JSON)
+    correct_slot: Mapped[int] = mapped_column(Integer)
+    shown_at: Mapped[datetime]
+
+
+class Submission(Base):
+    """A question a member proposed for their community's bank, and its review.
+
+    `status` moves draft → pending → accepted | rejected, and accepted →
+    removed. A draft keeps what a member typed into a form that failed
+    validation (so they can fix it); an accepted row is a question of the
+    community bank, with the question id `community-<id>`. `question` holds the
+    bank schema's fields (a draft: the raw form values)."""
+
+    __tablename__ = "submissions"
+    __table_args__ = (
+        # The review queue and the community bank: one community's rows by status, oldest first.
+        Index("ix_submissions_community_status", "platform", "community", "status", "id"),
+        # The pending limit per member.
+        Index("ix_submissions_author", "platform", "community", "author_id", "status"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    platform: Mapped[str] = mapped_column(String(16))
+    community: Mapped[str] = mapped_column(String(64))
+    # Where it was submitted: Slack replies privately there.
+    channel: Mapped[str] = mapped_column(String(64))
+    author_id: Mapped[str] = mapped_column(String(64))
+    author_name: Mapped[str | None] = mapped_column(String(100), default=None)
+    status: Mapped[str] = mapped_column(String(16))
+    question: Mapped[dict[str, Any]] = mapped_column(JSON)
+    reason: Mapped[str | None] = mapped_column(String(500), default=None)
+    reviewed_by: Mapped[str | None] = mapped_column(String(64), default=None)
+    created_at: Mapped[datetime]
+    reviewed_at: Mapped[datetime | None] = mapped_column(default=None)
 
 
 class PostVotes(Base):

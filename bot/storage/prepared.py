@@ -9,7 +9,7 @@ and the driver gets the whole batch in one call.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from operator import itemgetter
 from typing import Any
 
@@ -96,10 +96,8 @@ class PreparedRows:
             self._compiled[size] = (str(compiled), convert)
         return self._compiled[size]
 
-    async def run(
-        self, connection: AsyncConnection, rows: Sequence[Mapping[str, Any]]
-    ) -> list[tuple[Any, ...]]:
-        returned: list[tuple[Any, ...]] = []
+    def chunks(self, rows: Sequence[Mapping[str, Any]]) -> Iterator[tuple[str, tuple[Any, ...]]]:
+        """Each statement of the batch with its parameters."""
         values = itemgetter(*self._columns)
         start = 0
         while start < len(rows):
@@ -111,7 +109,14 @@ class PreparedRows:
                 for position, process in convert:
                     one[position] = process(one[position])
                 flat.extend(one)
-            result = await connection.exec_driver_sql(sql, tuple(flat))
-            returned.extend(tuple(found) for found in result)
+            yield sql, tuple(flat)
             start += size
+
+    async def run(
+        self, connection: AsyncConnection, rows: Sequence[Mapping[str, Any]]
+    ) -> list[tuple[Any, ...]]:
+        returned: list[tuple[Any, ...]] = []
+        for sql, parameters in self.chunks(rows):
+            result = await connection.exec_driver_sql(sql, parameters)
+            returned.extend(tuple(found) for found in result)
         return returned

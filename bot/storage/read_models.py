@@ -281,6 +281,15 @@ async def add_streaks(connection: AsyncConnection, answers: Sequence[ScoredAnswe
     """Move the daily streaks of newly stored answers to daily questions, in
     the caller's (storing) transaction: the private reply to the click shows
     the new streak at once."""
+    for sql, rows in streak_updates(connection.dialect, answers):
+        await connection.exec_driver_sql(sql, rows)
+
+
+def streak_updates(
+    dialect: Dialect, answers: Sequence[ScoredAnswer]
+) -> list[tuple[str, list[tuple[Any, ...]]]]:
+    """The upserts (SQL and rows, for an executemany each) that move these
+    answers' streaks, in order."""
     daily: dict[tuple[int, str], list[Step]] = {}
     # A member's streak moves one daily question at a time, in answer order;
     # two answers by one member in one batch (two open dailies) take two rounds.
@@ -289,21 +298,25 @@ async def add_streaks(connection: AsyncConnection, answers: Sequence[ScoredAnswe
             mark = Tally(answered=1, correct=int(answer.correct))
             daily.setdefault((answer.channel_id, answer.user_id), []).append(Step("", "", mark))
     if not daily:
-        return
-    streaks = _streak_statement(connection.dialect)
-    for round_rows in _rounds(daily):
-        await streaks.run(
-            connection,
+        return []
+    streaks = _streak_statement(dialect)
+    return [
+        (
+            streaks.sql,
             [
-                {
-                    "channel_id": channel_id,
-                    "user_id": user_id,
-                    "current": step.tally.correct,
-                    "best": step.tally.correct,
-                }
+                streaks.row(
+                    {
+                        "channel_id": channel_id,
+                        "user_id": user_id,
+                        "current": step.tally.correct,
+                        "best": step.tally.correct,
+                    }
+                )
                 for (channel_id, user_id), step in round_rows
             ],
         )
+        for round_rows in _rounds(daily)
+    ]
 
 
 def _rounds(rows: dict[Any, list[Step]]) -> list[list[tuple[Any, Step]]]:
@@ -655,7 +668,7 @@ def stored_post_votes(connection: Connection) -> dict[int, dict[str, Any]]:
 
 def backfill_post_votes(connection: Connection) -> None:
     """Replace every `post_votes` row with what the answers say (migration
-    0008, `quizmaster db rebuild`)."""
+    0010, `quizmaster db rebuild`)."""
     connection.execute(delete(PostVotes))
     rows = list(expected_post_votes(connection).values())
     for start in range(0, len(rows), 5_000):

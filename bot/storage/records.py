@@ -133,3 +133,45 @@ class DailyPost:
 
     post: PostInfo
     older_open: list[int]
+
+
+@dataclass(frozen=True)
+class CardState:
+    """A member's spaced-repetition card for one question (FSRS fields, plus
+    how often it was reviewed and missed)."""
+
+    question_id: str
+    due: datetime
+    state: int
+    step: int | None
+    stability: float | None
+    difficulty: float | None
+    last_review: datetime | None
+    reviews: int = 0
+    misses: int = 0
+
+
+@dataclass(frozen=True)
+class Recall:
+    """One attempt at recalling a question: an answer in a quiz or a review."""
+
+    question_id: str
+    correct: bool
+    seconds_taken: float
+    time_limit: float
+    at: datetime
+
+
+@dataclass(frozen=True)
+class ReviewSessionInfo:
+    """A member's `/quiz review` run: the card on screen and how many are left."""
+
+    id: int
+    target: Target
+    user_id: str
+    step: int
+    remaining: int
+    question_id: str | None
+    option_order: list[int]
+    correct_slot: int
+    shown_at: datetime

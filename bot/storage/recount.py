@@ -184,7 +184,7 @@ def differences(connection: Connection, limit: int = 50) -> tuple[list[str], int
         ("community_scores", want.communities, have.communities),
         ("member_questions", want.questions, have.questions),
         ("daily_streaks", want.streaks, have.streaks),
-        # The dashboard's (revision 0008; not part of `rebuild`, which 0007 runs).
+        # The dashboard's (revision 0010; not part of `rebuild`, which 0007 runs).
         ("post_votes", expected_post_votes(connection), stored_post_votes(connection)),
     ]
     for table, wanted, held in tables:

@@ -1,13 +1,14 @@
 """The stores of every area, built over the database's two session factories.
 
 `Repository` only holds them: each query lives in the store of its area
-(channels, quizzes, posts, answers, schedules, scores)."""
+(channels, quizzes, posts, answers, schedules, scores, cards, submissions)."""
 
 from __future__ import annotations
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.storage.answers import AnswerStore
+from bot.storage.cards import CardStore
 from bot.storage.channels import ChannelStore
 from bot.storage.dashboard import DashboardStore
 from bot.storage.db import Database, session_factory
@@ -15,6 +16,7 @@ from bot.storage.posts import PostStore
 from bot.storage.quizzes import QuizStore
 from bot.storage.schedules import ScheduleStore
 from bot.storage.scores import ScoreStore
+from bot.storage.submissions import SubmissionStore
 
 
 class Repository:
@@ -28,6 +30,8 @@ class Repository:
         self.answers = AnswerStore(writes, reads, dialect)
         self.schedules = ScheduleStore(writes, reads, dialect)
         self.scores = ScoreStore(writes, reads, dialect)
+        self.cards = CardStore(writes, reads, dialect)
+        self.submissions = SubmissionStore(writes, reads, dialect)
         self.dashboard = DashboardStore(writes, reads, dialect)
 
     @property

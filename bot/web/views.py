@@ -41,10 +41,19 @@ NAME_SECONDS = 2.0
 NAME_TTL = 600.0
 NAME_CACHE_SIZE = 20_000
 
-# Due reviews for a member (platform, community, member) → count, or None while
-# the study loop is not part of this bot. The member page shows the section only
-# when one is given.
+# Due reviews for a member (platform, community, member) → count. The member
+# page shows its section only when one is given (`due_reviews` in a running bot).
 ReviewCounts = Callable[[str, str, str], Awaitable[int | None]]
+
+
+def due_reviews(service: QuizService) -> ReviewCounts:
+    """The study loop's due cards of a member (cards are per platform, so the
+    community does not narrow them)."""
+
+    async def count(platform: str, community: str, user_id: str) -> int | None:
+        return await service.repository.cards.due_count(platform, user_id, service.clock.now())
+
+    return count
 
 
 @dataclass(frozen=True)

@@ -2,8 +2,10 @@
 
 The real discord.py client logs in against it, syncs commands, receives READY
 and GUILD_CREATE, heartbeats and resumes; tests inject INTERACTION_CREATE
-payloads (slash commands, button clicks, autocomplete) and read back every REST
-call the bot made. Errors (429, 403, 404) can be injected per route.
+payloads (slash commands, button clicks, autocomplete, modal submits) and read
+back every REST call the bot made, including modals opened (callback type 9)
+and direct messages (a DM channel from POST /users/@me/channels). Errors (429,
+403, 404) can be injected per route.
 """
 
 from __future__ import annotations
@@ -35,6 +37,8 @@ EPHEMERAL = 1 << 6
 
 
 BODY = web.RequestKey("body", object)
+# Where a multipart request's files land in its recorded body: name → bytes.
+UPLOADS = "uploads"
 
 
 def _json(data: Any, *, status: int = 200, headers: dict[str, str] | None = None) -> web.Response:
@@ -196,6 +200,21 @@ class Reply:
         return None
 
     @property
+    def uploads(self) -> dict[str, bytes]:
+        """Files sent with the answer (multipart), by file name."""
+        found: dict[str, bytes] = dict((self.callback or {}).get(UPLOADS) or {})
+        for followup in self.followups:
+            found.update(followup.get(UPLOADS) or {})
+        return found
+
+    @property
+    def modal(self) -> dict[str, Any] | None:
+        """The modal the bot opened in answer (callback type 9), if it did."""
+        if self.callback_type == 9 and self.callback is not None:
+            return dict(self.callback.get("data") or {})
+        return None
+
+    @property
     def ephemeral(self) -> bool:
         data = (self.callback or {}).get("data") or {}
         flags = int(data.get("flags") or 0)
@@ -233,6 +252,7 @@ class FakeDiscord:
         self.guilds: dict[str, Guild] = {}
         self.commands: dict[str, list[dict[str, Any]]] = {}  # "global" or guild id → commands
         self.replies: dict[str, Reply] = {}  # interaction token → reply
+        self.dm_channels: dict[str, str] = {}  # user id → their DM channel with the bot
         self.failures: list[Failure] = []
         self.identifies: list[dict[str, Any]] = []
         self.resumes: list[dict[str, Any]] = []
@@ -261,6 +281,7 @@ class FakeDiscord:
             f"{api}/applications/{{app}}/guilds/{{guild}}/commands", self._put_commands
         )
         app.router.add_post(f"{api}/channels/{{channel}}/messages", self._post_message)
+        app.router.add_post(f"{api}/users/@me/channels", self._open_dm)
         app.router.add_patch(
             f"{api}/channels/{{channel}}/messages/{{message}}", self._patch_message
         )
@@ -448,6 +469,56 @@ class FakeDiscord:
         await self.dispatch("INTERACTION_CREATE", payload)
         return token
 
+    async def click_reply(
+        self, guild_id: str, channel_id: str, user_id: str, shown: dict[str, Any], custom_id: str
+    ) -> str:
+        """Click a button on a private reply the bot gave (`shown`, a reply's
+        final payload): such messages are ephemeral and not in the channel."""
+        message = self._message(channel_id, shown, EPHEMERAL)
+        data = {"custom_id": custom_id, "component_type": 2}
+        token, payload = self._interaction(3, guild_id, channel_id, user_id, data)
+        payload["message"] = message
+        await self.dispatch("INTERACTION_CREATE", payload)
+        return token
+
+    async def submit_modal(
+        self,
+        guild_id: str,
+        channel_id: str,
+        user_id: str,
+        modal: dict[str, Any],
+        values: dict[str, str],
+    ) -> str:
+        """Submit a modal the bot opened, with `values` typed into its inputs
+        (by custom_id; inputs not named keep the text the bot filled in). Sent
+        as Discord sends them now: each input inside its label (type 18)."""
+        components = []
+        for label in modal.get("components") or []:
+            inner = label.get("component") or (label.get("components") or [{}])[0]
+            key = inner["custom_id"]
+            value = values.get(key, inner.get("value") or "")
+            components.append(
+                {"type": 18, "component": {"type": 4, "custom_id": key, "value": value}}
+            )
+        data = {"custom_id": modal["custom_id"], "components": components}
+        token, payload = self._interaction(5, guild_id, channel_id, user_id, data)
+        await self.dispatch("INTERACTION_CREATE", payload)
+        return token
+
+    async def modal(self, token: str, within: float = 10.0) -> dict[str, Any]:
+        """Wait until the interaction `token` was answered with a modal."""
+
+        def opened() -> dict[str, Any] | None:
+            reply = self.replies.get(token)
+            return reply.modal if reply else None
+
+        found: dict[str, Any] = await self.wait_for(opened, within)
+        return found
+
+    def direct_messages(self, user_id: str) -> list[dict[str, Any]]:
+        channel = self.dm_channels.get(user_id)
+        return self.posted(channel) if channel else []
+
     def command_payload(self, name: str, guild_id: str) -> dict[str, Any]:
         for scope in (guild_id, "global"):
             for command in self.commands.get(scope, []):
@@ -500,7 +571,15 @@ class FakeDiscord:
             return await request.json()
         if request.content_type.startswith("multipart/"):
             form = await request.post()
-            return json.loads(str(form.get("payload_json", "{}")))
+            body = json.loads(str(form.get("payload_json", "{}")))
+            files = {
+                value.filename: value.file.read()
+                for value in form.values()
+                if isinstance(value, web.FileField)
+            }
+            if files:
+                body[UPLOADS] = files
+            return body
         return await request.text()
 
     def _injected_failure(self, method: str, path: str, *, before: bool) -> web.Response | None:
@@ -633,6 +712,18 @@ class FakeDiscord:
             message["nonce"] = nonce
         self.messages[message["id"]] = message
         return _json(message)
+
+    async def _open_dm(self, request: web.Request) -> web.Response:
+        user_id = str(request[BODY]["recipient_id"])
+        member = next(
+            (g.members[user_id] for g in self.guilds.values() if user_id in g.members), None
+        )
+        if member is None:
+            return _json({"message": "Unknown User", "code": 10013}, status=404)
+        channel = self.dm_channels.setdefault(user_id, str(next(self._ids)))
+        return _json(
+            {"id": channel, "type": 1, "last_message_id": None, "recipients": [member.user()]}
+        )
 
     async def _patch_message(self, request: web.Request) -> web.Response:
         message = self.messages.get(request.match_info["message"])

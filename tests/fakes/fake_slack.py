@@ -2,11 +2,15 @@
 
 - `FakeSlack`: the Web API (`/api/<method>`) on 127.0.0.1 and a random port,
   a Socket Mode websocket (`/socket`, handed out by apps.connections.open)
-  and response_url endpoints (`/response/<key>`). It records every call and
+  response_url endpoints (`/response/<key>`) and the file upload URLs that
+  files.getUploadURLExternal hands out (`/upload/<file id>`), with the
+  direct messages conversations.open opens. It records every call and
   can answer with 429s, HTTP 5xx or errors such as channel_not_found, or hold
   calls unanswered until released.
 - `SignedSender`: sends signed HTTP requests to Bolt's /slack/events, as Slack does.
-- `slash_payload` / `click_payload`: what Slack sends for `/quiz …` and a button click.
+- `slash_payload` / `click_payload` / `view_submission_payload`: what Slack sends
+  for `/quiz …`, a button click and a submitted modal (opened with views.open,
+  whose views the fake keeps in `FakeSlack.views`).
 """
 
 from __future__ import annotations
@@ -62,12 +66,28 @@ class Call:
 
     def buttons(self) -> dict[str, str]:
         """Button label → value, from the message's actions blocks."""
-        found = {}
-        for block in self.blocks:
-            if block.get("type") == "actions":
-                for element in block["elements"]:
-                    found[element["text"]["text"]] = element["value"]
-        return found
+        return buttons_in(self.blocks)
+
+
+def buttons_in(blocks: list[dict[str, Any]]) -> dict[str, str]:
+    """Button label → value in Block Kit blocks."""
+    found = {}
+    for block in blocks:
+        if block.get("type") == "actions":
+            for element in block["elements"]:
+                found[element["text"]["text"]] = element["value"]
+    return found
+
+
+@dataclass
+class SharedFile:
+    """A file the bot uploaded and shared (files_upload_v2's three steps)."""
+
+    file_id: str
+    filename: str
+    data: bytes
+    channel: str | None = None
+    initial_comment: str | None = None
 
 
 @dataclass
@@ -119,7 +139,12 @@ class FakeSlack:
         self.hanging: list[Call] = []  # calls held unanswered right now
         self._rate_limits: dict[str, tuple[int, int]] = {}  # method → (times, retry_after)
         self._messages: dict[tuple[str, str], dict[str, Any]] = {}
+        self.views: list[dict[str, Any]] = []  # modals opened with views.open, oldest first
+        self._triggers: set[str] = set()
         self._ts = itertools.count(1)
+        # Uploads by file id; the direct message channel opened for each user.
+        self.files: dict[str, SharedFile] = {}
+        self.direct_channels: dict[str, str] = {}
         self._changed = asyncio.Event()
         self._runner: web.AppRunner | None = None
         self.port = 0
@@ -130,6 +155,7 @@ class FakeSlack:
         app = web.Application()
         app.router.add_route("*", "/api/{method}", self._api)
         app.router.add_post("/response/{key}", self._response_url)
+        app.router.add_post("/upload/{file_id}", self._upload)
         app.router.add_get("/socket", self._socket)
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()
@@ -221,6 +247,18 @@ class FakeSlack:
             if user is None or call.params.get("user") == user
         ]
 
+    def shared_files(self, channel: str | None = None) -> list[SharedFile]:
+        """Files uploaded and shared (completed), in `channel` if given."""
+        return [
+            shared
+            for shared in self.files.values()
+            if shared.channel is not None and (channel is None or shared.channel == channel)
+        ]
+
+    def direct_messages(self, user: str) -> list[Call]:
+        """Messages to a member's direct conversation with the app (channel = user id)."""
+        return self.posts(user)
+
     def responses_to(self, key: str) -> list[dict[str, Any]]:
         return [body for found, body in self.responses if found == key]
 
@@ -243,7 +281,8 @@ class FakeSlack:
         envelope = {
             "envelope_id": envelope_id,
             "type": kind,
-            "accepts_response_payload": kind == "slash_commands",
+            "accepts_response_payload": kind == "slash_commands"
+            or payload.get("type") == "view_submission",
             "retry_attempt": retry,
             "retry_reason": "timeout" if retry else "",
             "payload": payload,
@@ -280,6 +319,32 @@ class FakeSlack:
         self.responses.append((request.match_info["key"], await request.json()))
         self._changed.set()
         return web.Response(text="ok")
+
+    # -- file uploads ---------------------------------------------------------------------
+
+    async def _upload(self, request: web.Request) -> web.Response:
+        shared = self.files.get(request.match_info["file_id"])
+        if shared is None:
+            return web.Response(status=404, text="unknown upload")
+        shared.data = await request.read()
+        self._changed.set()
+        return web.Response(text="OK - 200")
+
+    def _complete_upload(self, params: dict[str, Any]) -> dict[str, Any]:
+        listed = params.get("files") or "[]"
+        entries = json.loads(listed) if isinstance(listed, str) else list(listed)
+        done = []
+        for entry in entries:
+            shared = self.files.get(str(entry.get("id")))
+            if shared is None:
+                return {"ok": False, "error": "file_not_found"}
+            channel = params.get("channel_id")
+            if channel is not None and channel not in self.direct_channels.values():
+                return {"ok": False, "error": "channel_not_found"}
+            shared.channel = str(channel) if channel is not None else None
+            shared.initial_comment = params.get("initial_comment")
+            done.append({"id": shared.file_id, "title": entry.get("title") or shared.filename})
+        return {"ok": True, "files": done}
 
     # -- the Web API --------------------------------------------------------------------
 
@@ -379,9 +444,36 @@ class FakeSlack:
             return {"ok": True, "channel": key[0], "ts": key[1]}
         if method == "chat.postEphemeral":
             return {"ok": True, "message_ts": f"{time.time():.6f}"}
+        if method == "views.open":
+            # A trigger id is good once, within three seconds of the command or click.
+            trigger = str(params.get("trigger_id") or "")
+            if not trigger.startswith("trigger-") or trigger in self._triggers:
+                return {"ok": False, "error": "invalid_trigger_id"}
+            self._triggers.add(trigger)
+            view = params.get("view")
+            view = json.loads(view) if isinstance(view, str) else dict(view or {})
+            opened = {**view, "id": f"V{next(self._ts):08d}", "team_id": TEAM}
+            self.views.append(opened)
+            return {"ok": True, "view": opened}
         if method == "users.info":
             user = self.users.get(str(params.get("user")))
             return {"ok": True, "user": user} if user else {"ok": False, "error": "user_not_found"}
+        if method == "conversations.open":
+            user = str(params.get("users", ""))
+            if user not in self.users:
+                return {"ok": False, "error": "user_not_found"}
+            channel = self.direct_channels.setdefault(user, f"D{user}")
+            return {"ok": True, "channel": {"id": channel}}
+        if method == "files.getUploadURLExternal":
+            file_id = f"F{next(self._ts):08d}"
+            self.files[file_id] = SharedFile(file_id, str(params.get("filename", "")), b"")
+            return {
+                "ok": True,
+                "upload_url": f"http://127.0.0.1:{self.port}/upload/{file_id}",
+                "file_id": file_id,
+            }
+        if method == "files.completeUploadExternal":
+            return self._complete_upload(params)
         if method == "usergroups.list":
             groups = [{"id": g["id"], "handle": g["handle"]} for g in self.groups.values()]
             return {"ok": True, "usergroups": groups}
@@ -451,6 +543,33 @@ def click_payload(
                 "action_ts": f"{time.time():.6f}",
             }
         ],
+    }
+
+
+def view_submission_payload(
+    view: dict[str, Any], typed: dict[str, str], *, user: str, team: str = TEAM
+) -> dict[str, Any]:
+    """A modal the app opened, submitted with `typed` in its inputs (by block id;
+    the others keep the text the app filled in)."""
+    values = {}
+    for block in view.get("blocks") or []:
+        if block.get("type") != "input":
+            continue
+        element = block["element"]
+        value = typed.get(block["block_id"], element.get("initial_value"))
+        values[block["block_id"]] = {
+            element["action_id"]: {"type": "plain_text_input", "value": value}
+        }
+    return {
+        "type": "view_submission",
+        "team": {"id": team, "domain": "fake"},
+        "user": {"id": user, "username": user.lower(), "name": user.lower(), "team_id": team},
+        "api_app_id": "A0QUIZ",
+        "token": "legacy-verification-token",
+        "trigger_id": f"trigger-{uuid.uuid4().hex[:8]}",
+        "view": {**view, "state": {"values": values}, "hash": uuid.uuid4().hex},
+        "response_urls": [],
+        "is_enterprise_install": False,
     }
 
 

@@ -35,6 +35,8 @@ class RecordingAdapter:
         self.platform = platform
         self.sent: list[Sent] = []
         self.private: list[tuple[Command | Interaction, OutMessage]] = []
+        # Direct messages to members: (where they last used the bot, member, message).
+        self.direct: list[tuple[Target, str, OutMessage]] = []
         self.failing_channels: set[str] = set()
         # Errors the next edits raise, one each, before edits work again.
         self.edit_failures: list[Exception] = []
@@ -123,6 +125,9 @@ class RecordingAdapter:
 
     async def display_names(self, target: Target, user_ids: Sequence[str]) -> dict[str, str]:
         return {user_id: f"Member {user_id}" for user_id in user_ids}
+
+    async def send_direct(self, target: Target, user_id: str, message: OutMessage) -> None:
+        self.direct.append((target, user_id, message))
 
     # -- helpers for tests -------------------------------------------------------
 

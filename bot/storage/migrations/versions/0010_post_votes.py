@@ -1,8 +1,8 @@
 """post votes: how each closed post was answered (per option, right answers), for
 the dashboard's question pages; filled here from the answers of closed posts
 
-Revision ID: 0008
-Revises: 0007
+Revision ID: 0010
+Revises: 0009
 Create Date: 2026-12-03 14:00:00
 """
 
@@ -14,8 +14,8 @@ from alembic import op
 import bot.storage.models
 from bot.storage.read_models import backfill_post_votes
 
-revision = "0008"
-down_revision = "0007"
+revision = "0010"
+down_revision = "0009"
 branch_labels = None
 depends_on = None
 

@@ -1,0 +1,339 @@
+"""Review cards: each member's spaced-repetition card per question, the answers
+taken into them, and `/quiz review` sessions.
+
+The scheduling itself is a quiz rule: callers pass it in as `Reviewer` (a card
+and a recall in, the next card out), and this store runs it inside the
+transaction that writes its result, so a card is never updated from a stale read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import delete, func, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.chat import Target
+from bot.storage.base import Store, rowcount
+from bot.storage.models import (
+    Answer,
+    CardReview,
+    Channel,
+    Post,
+    ReviewCard,
+    ReviewSession,
+)
+from bot.storage.records import CardState, Recall, ReviewSessionInfo
+
+Reviewer = Callable[[CardState | None, Recall], CardState]
+
+_CARD_COLUMNS = (
+    "due",
+    "state",
+    "step",
+    "stability",
+    "difficulty",
+    "last_review",
+    "reviews",
+    "misses",
+)
+
+
+def _card(row: ReviewCard) -> CardState:
+    return CardState(
+        question_id=row.question_id,
+        due=row.due,
+        state=row.state,
+        step=row.step,
+        stability=row.stability,
+        difficulty=row.difficulty,
+        last_review=row.last_review,
+        reviews=row.reviews,
+        misses=row.misses,
+    )
+
+
+def _session(row: ReviewSession) -> ReviewSessionInfo:
+    return ReviewSessionInfo(
+        id=row.id,
+        target=Target(row.platform, row.community, row.channel),
+        user_id=row.user_id,
+        step=row.step,
+        remaining=row.remaining,
+        question_id=row.question_id,
+        option_order=list(row.option_order),
+        correct_slot=row.correct_slot,
+        shown_at=row.shown_at,
+    )
+
+
+class CardStore(Store):
+    # -- answers into cards ------------------------------------------------------------
+
+    async def pending_posts(self, closed_before: datetime, limit: int = 100) -> list[int]:
+        """Closed posts whose answers are not in the cards yet (oldest first)."""
+        async with self._reads() as session:
+            rows = await session.execute(
+                select(Post.id)
+                .where(Post.cards_applied_at.is_(None), Post.closed_at.is_not(None))
+                .where(Post.closed_at < closed_before)
+                .order_by(Post.closed_at)
+                .limit(limit)
+            )
+            return list(rows.scalars())
+
+    async def apply_post(self, post_id: int, now: datetime, reviewer: Reviewer) -> bool:
+        """Take a closed post's answers into its members' cards, once: the marker
+        on the post and the cards are written in one transaction. False if the
+        post is open, gone, or already applied (by this or another process)."""
+        async with self._sessions.begin() as session:
+            claimed = await session.execute(
+                update(Post)
+                .where(Post.id == post_id)
+                .where(Post.cards_applied_at.is_(None), Post.closed_at.is_not(None))
+                .values(cards_applied_at=now)
+                .returning(Post.seconds)
+            )
+            seconds = claimed.scalar_one_or_none()
+            if seconds is None:
+                return False
+            await self._apply_answers(session, Answer.post_id == post_id, reviewer)
+            return True
+
+    async def apply_open_answers(self, platform: str, user_id: str, reviewer: Reviewer) -> int:
+        """Take the member's answers to questions still open (a daily question
+        that stays up for a day) into their cards now, so today's misses can be
+        reviewed today; the close then skips them. How many were taken."""
+        async with self._sessions.begin() as session:
+            open_posts = (
+                select(Post.id)
+                .join(Channel, Channel.id == Post.channel_id)
+                .where(Post.closed_at.is_(None), Channel.platform == platform)
+            )
+            return await self._apply_answers(
+                session, (Answer.user_id == user_id) & Answer.post_id.in_(open_posts), reviewer
+            )
+
+    async def _apply_answers(self, session: AsyncSession, which: Any, reviewer: Reviewer) -> int:
+        rows = (
+            await session.execute(
+                select(
+                    Answer.id,
+                    Answer.user_id,
+                    Answer.correct,
+                    Answer.latency_ms,
+                    Answer.answered_at,
+                    Post.question_id,
+                    Post.seconds,
+                    Channel.platform,
+                )
+                .join(Post, Post.id == Answer.post_id)
+                .join(Channel, Channel.id == Answer.channel_id)
+                .outerjoin(CardReview, CardReview.answer_id == Answer.id)
+                .where(which, CardReview.answer_id.is_(None))
+                .order_by(Answer.answered_at, Answer.id)
+            )
+        ).all()
+        if not rows:
+            return 0
+        # The marker rows decide: an answer another transaction took meanwhile
+        # is not returned here, so it never counts twice.
+        taken = await session.execute(
+            self._insert(CardReview)
+            .values([{"answer_id": row.id} for row in rows])
+            .on_conflict_do_nothing(index_elements=["answer_id"])
+            .returning(CardReview.answer_id)
+        )
+        fresh = set(taken.scalars())
+        recalls: list[tuple[str, str, Recall]] = [
+            (
+                row.platform,
+                row.user_id,
+                Recall(
+                    question_id=row.question_id,
+                    correct=row.correct,
+                    seconds_taken=row.latency_ms / 1000,
+                    time_limit=float(row.seconds),
+                    at=row.answered_at,
+                ),
+            )
+            for row in rows
+            if row.id in fresh
+        ]
+        # Card key order, so concurrent writers on PostgreSQL lock rows in one
+        # order; a card's own answers stay in the order they were given.
+        recalls.sort(key=lambda item: (item[0], item[1], item[2].question_id, item[2].at))
+        for platform, user_id, recall in recalls:
+            await self._review(session, platform, user_id, recall, reviewer)
+        return len(recalls)
+
+    async def _review(
+        self,
+        session: AsyncSession,
+        platform: str,
+        user_id: str,
+        recall: Recall,
+        reviewer: Reviewer,
+    ) -> CardState:
+        key = (ReviewCard.platform == platform, ReviewCard.user_id == user_id)
+        found = await session.execute(
+            select(ReviewCard)
+            .where(*key, ReviewCard.question_id == recall.question_id)
+            .with_for_update()
+        )
+        row = found.scalar_one_or_none()
+        card = reviewer(_card(row) if row is not None else None, recall)
+        values = {name: getattr(card, name) for name in _CARD_COLUMNS}
+        statement = (
+            self._insert(ReviewCard)
+            .values(platform=platform, user_id=user_id, question_id=recall.question_id, **values)
+            .on_conflict_do_update(
+                index_elements=["platform", "user_id", "question_id"], set_=values
+            )
+        )
+        await session.execute(statement)
+        return card
+
+    # -- reading cards ---------------------------------------------------------------
+
+    async def due_cards(
+        self, platform: str, user_id: str, now: datetime, limit: int
+    ) -> list[CardState]:
+        """The member's due cards, most overdue first."""
+        async with self._reads() as session:
+            rows = await session.execute(
+                select(ReviewCard)
+                .where(ReviewCard.platform == platform, ReviewCard.user_id == user_id)
+                .where(ReviewCard.due <= now)
+                .order_by(ReviewCard.due, ReviewCard.question_id)
+                .limit(limit)
+            )
+            return [_card(row) for row in rows.scalars()]
+
+    async def due_count(self, platform: str, user_id: str, now: datetime) -> int:
+        async with self._reads() as session:
+            found = await session.execute(
+                select(func.count())
+                .select_from(ReviewCard)
+                .where(ReviewCard.platform == platform, ReviewCard.user_id == user_id)
+                .where(ReviewCard.due <= now)
+            )
+            return int(found.scalar_one())
+
+    async def next_due(self, platform: str, user_id: str) -> datetime | None:
+        async with self._reads() as session:
+            found = await session.execute(
+                select(func.min(ReviewCard.due)).where(
+                    ReviewCard.platform == platform, ReviewCard.user_id == user_id
+                )
+            )
+            return found.scalar_one_or_none()
+
+    async def cards(self, platform: str, user_id: str, *, missed_only: bool) -> list[CardState]:
+        """Every card of the member (or those answered wrong at least once)."""
+        query = select(ReviewCard).where(
+            ReviewCard.platform == platform, ReviewCard.user_id == user_id
+        )
+        if missed_only:
+            query = query.where(ReviewCard.misses > 0)
+        async with self._reads() as session:
+            rows = await session.execute(query.order_by(ReviewCard.question_id))
+            return [_card(row) for row in rows.scalars()]
+
+    async def forget(self, platform: str, user_id: str) -> int:
+        """Delete the member's cards and review sessions; how many cards."""
+        async with self._sessions.begin() as session:
+            await session.execute(
+                delete(ReviewSession).where(
+                    ReviewSession.platform == platform, ReviewSession.user_id == user_id
+                )
+            )
+            result = await session.execute(
+                delete(ReviewCard).where(
+                    ReviewCard.platform == platform, ReviewCard.user_id == user_id
+                )
+            )
+            return rowcount(result)
+
+    # -- review sessions -----------------------------------------------------------------
+
+    async def start_session(
+        self,
+        target: Target,
+        user_id: str,
+        remaining: int,
+        question_id: str,
+        option_order: Sequence[int],
+        correct_slot: int,
+        now: datetime,
+    ) -> int:
+        """A new review run for the member; it replaces their earlier one (whose
+        buttons then say the review has ended), so each member keeps one row."""
+        async with self._sessions.begin() as session:
+            await session.execute(
+                delete(ReviewSession).where(
+                    ReviewSession.platform == target.platform, ReviewSession.user_id == user_id
+                )
+            )
+            made = await session.execute(
+                self._insert(ReviewSession)
+                .values(
+                    platform=target.platform,
+                    community=target.community,
+                    channel=target.channel,
+                    user_id=user_id,
+                    step=0,
+                    remaining=remaining,
+                    question_id=question_id,
+                    option_order=list(option_order),
+                    correct_slot=correct_slot,
+                    shown_at=now,
+                )
+                .returning(ReviewSession.id)
+            )
+            return int(made.scalar_one())
+
+    async def session(self, session_id: int) -> ReviewSessionInfo | None:
+        async with self._reads() as session:
+            row = await session.get(ReviewSession, session_id)
+            return _session(row) if row is not None else None
+
+    async def answer_card(
+        self, review: ReviewSessionInfo, recall: Recall, reviewer: Reviewer
+    ) -> CardState | None:
+        """Rate the card on screen, once: the step moves on in the same
+        transaction as the card's update. None if this step was answered already."""
+        async with self._sessions.begin() as session:
+            moved = await session.execute(
+                update(ReviewSession)
+                .where(ReviewSession.id == review.id, ReviewSession.step == review.step)
+                .values(step=review.step + 1, remaining=ReviewSession.remaining - 1)
+            )
+            if not rowcount(moved):
+                return None
+            return await self._review(
+                session, review.target.platform, review.user_id, recall, reviewer
+            )
+
+    async def show_next(
+        self,
+        session_id: int,
+        question_id: str | None,
+        option_order: Sequence[int],
+        correct_slot: int,
+        now: datetime,
+    ) -> None:
+        """Put the next card on screen (None: the session is over)."""
+        async with self._sessions.begin() as session:
+            await session.execute(
+                update(ReviewSession)
+                .where(ReviewSession.id == session_id)
+                .values(
+                    question_id=question_id,
+                    option_order=list(option_order),
+                    correct_slot=correct_slot,
+                    shown_at=now,
+                )
+            )
