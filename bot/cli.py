@@ -157,7 +157,7 @@ def forget_user(
     platform: Annotated[str, typer.Argument(help="discord, slack or console")],
     user_id: Annotated[str, typer.Argument(help="The member's platform user id")],
 ) -> None:
-    """Delete every answer, statistic and review card of one member."""
+    """Delete every answer, statistic, review card and submission of one member."""
     from bot.storage.db import open_database, upgrade
     from bot.storage.repository import Repository
 
@@ -170,6 +170,7 @@ def forget_user(
             repository = Repository(database)
             deleted = await repository.answers.forget_user(platform, user_id)
             await repository.cards.forget(platform, user_id)
+            await repository.submissions.forget_author(platform, user_id)
             return deleted
         finally:
             await database.dispose()

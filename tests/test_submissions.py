@@ -361,3 +361,39 @@ async def test_a_draft_keeps_only_the_forms_fields_cut_to_their_boxes(host: Host
     shown = {field.key: field.value for field in reopened.form.fields}
     assert set(shown) == {"prompt", "options", "answer", "explanation", "tags"}
     assert shown["prompt"] == "x" * 1000
+
+
+async def test_the_list_of_community_questions_kept_per_community_is_bounded(
+    host: Host, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bot in thousands of servers keeps the lists of the most recently drawn
+    communities only; one left out is read again when it next draws."""
+    monkeypatch.setattr("bot.quiz.questions.POOL_CACHE_SIZE", 2)
+    questions = host.service.questions
+    store = questions.store
+    reads: list[str] = []
+    original = store.community_bank
+
+    async def counted(platform: str, community: str) -> Any:
+        reads.append(community)
+        return await original(platform, community)
+
+    monkeypatch.setattr(store, "community_bank", counted)
+    for community in ("g-1", "g-2", "g-3", "g-3", "g-1"):
+        await questions.pool(Target("test", community, "c"), None, None)
+    assert reads == ["g-1", "g-2", "g-3", "g-1"]
+    assert len(questions._pools) == 2
+
+
+async def test_forget_me_removes_a_members_submissions_and_their_name(host: Host) -> None:
+    await submit(host, prompt="Which collective gathers a tensor from every rank?")
+    accept = button(await host.command("submissions"), "Accept")
+    assert "Accepted" in (await click(host, accept)).text
+    await submit(host, prompt="Which collective sends one rank's tensor to all?")
+
+    reply = await host.command("forget-me", user="author", moderator=False)
+    assert "your submissions" in reply.text
+    assert "No submissions" in (await host.command("submissions")).text
+    [kept] = await host.service.repository.submissions.community_bank("test", CHANNEL.community)
+    assert kept.question["prompt"].startswith("Which collective gathers")
+    assert kept.author_id == "" and kept.author_name is None

@@ -31,6 +31,7 @@ COMMUNITY_TITLE = "Community questions"
 # How long a community's list of questions is reused before it is read again:
 # another process's accept or remove shows within this time.
 POOL_TTL = timedelta(seconds=30)
+POOL_CACHE_SIZE = 10_000  # communities whose lists are kept
 
 
 def as_question(row: SubmissionInfo) -> Question | None:
@@ -78,7 +79,11 @@ class Questions:
             return cached[1]
         rows = await self.store.community_bank(target.platform, target.community)
         ids = [row.question_id for row in rows if self._remember(row)]
+        self._pools.pop(key, None)
         self._pools[key] = (now, ids)
+        if len(self._pools) > POOL_CACHE_SIZE:
+            # Bounded like the other caches: the community read longest ago goes.
+            del self._pools[next(iter(self._pools))]
         return ids
 
     def changed(self, target: Target) -> None:

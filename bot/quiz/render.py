@@ -654,7 +654,8 @@ def question_skipped() -> OutMessage:
 def forgotten(count: int) -> OutMessage:
     noun = "answer" if count == 1 else "answers"
     return private(
-        f"Done: I deleted your {count} {noun}, the stats built on them and your review cards."
+        f"Done: I deleted your {count} {noun}, the stats built on them, your review cards"
+        " and your submissions (questions already accepted stay, without your name)."
     )
 
 
@@ -742,7 +743,7 @@ HELP = f"""\
 `/quiz stats [user]`: answers, accuracy, points and streaks
 `/quiz review [count]`: practise your due questions privately (default 10)
 `/quiz export [missed|all]`: your missed (or all) questions as an Anki deck
-`/quiz forget-me`: delete your answers, stats and review cards
+`/quiz forget-me`: delete your answers, stats, review cards and submissions
 `/quiz config show`, `/quiz config set <setting> <value>`: channel settings (moderators): \
 moderator-role, mentions on|off, timezone, daily-window, grace
 `/quiz schedule daily <HH:MM> [timezone] [days]`: a daily question here (moderators), \
@@ -766,7 +767,7 @@ COMMAND_DESCRIPTIONS = {
     "skip": "Reveal the open question now (moderators)",
     "leaderboard": "The top ten, for everyone to see",
     "stats": "Answers, accuracy, points and streaks",
-    "forget-me": "Delete your answers, stats and review cards",
+    "forget-me": "Delete your answers, stats, review cards and submissions",
     "review": "Practise your due questions, privately",
     "export": "Your missed (or all) questions as an Anki deck",
     "help": "How the quiz works",

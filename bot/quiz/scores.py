@@ -108,7 +108,9 @@ class Scores:
         return await self.store.streak_leaders(channel_id, STREAK_LEADERS)
 
     async def forget_user(self, platform: str, user_id: str) -> int:
-        # The answers (their stats go with them), then the review cards.
+        # The answers (their stats go with them), the review cards, and the
+        # member's submissions (accepted questions stay, without their name).
         forgotten = await self.answers.forget_user(platform, user_id)
         await self.study.forget(platform, user_id)
+        await self.questions.store.forget_author(platform, user_id)
         return forgotten

@@ -12,6 +12,7 @@ read whose answer decides a write belongs in the writing transaction."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import and_, or_
@@ -43,7 +44,15 @@ class Store:
         self._sessions = sessions
         self._reads = reads
         self._engine: AsyncEngine = sessions.kw["bind"]
+        self._reader: AsyncEngine = reads.kw["bind"]
         self._dialect = dialect
+
+    async def _read_rows(self, query: Any) -> Sequence[Any]:
+        """The rows of one read-only query, on a Core connection of the read
+        engine: for the reads every leaderboard makes, the ORM session's
+        bookkeeping cost more than the query."""
+        async with self._reader.connect() as connection:
+            return (await connection.execute(query)).all()
 
     def _insert(self, table: Any) -> Any:
         """An INSERT that supports ON CONFLICT on this backend."""

@@ -81,6 +81,10 @@ def create_engine(url: str, *, echo: bool = False, search_path: str | None = Non
             # pool, and the answer writer stores that batch again row by row
             # (tests/test_answer_faults.py kills the pool's connections).
             pool_pre_ping=False,
+            # A thousand questions closing at one moment each want a connection
+            # for a few short transactions: they queue, as on SQLite, rather
+            # than fail after the default 30 s and be tried again.
+            pool_timeout=120,
             connect_args=connect_args,
         )
 

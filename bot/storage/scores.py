@@ -57,9 +57,8 @@ class ScoreStore(Store):
             if channel_id is not None
             else read_models.community_board(platform, community, period, key, limit)
         )
-        async with self._reads() as session:
-            rows = await session.execute(query)
-            return [RankRow(u, int(p), int(c), int(n)) for u, p, c, n in rows]
+        rows = await self._read_rows(query)
+        return [RankRow(u, int(p), int(c), int(n)) for u, p, c, n in rows]
 
     async def past_week_board(self, channel_id: int, key: str, limit: int) -> list[RankRow]:
         """A channel's top members in a past week `key` (the weekly post)."""
@@ -80,9 +79,8 @@ class ScoreStore(Store):
 
     async def streak_board(self, channel_id: int, limit: int) -> list[tuple[str, tuple[int, int]]]:
         """Members who ever had a streak in the channel: (user, (current, best))."""
-        async with self._reads() as session:
-            rows = await session.execute(read_models.streak_board(channel_id, limit))
-            return [(user, (current, best)) for user, current, best in rows]
+        rows = await self._read_rows(read_models.streak_board(channel_id, limit))
+        return [(user, (current, best)) for user, current, best in rows]
 
     async def streak_leaders(self, channel_id: int, limit: int) -> list[tuple[str, int]]:
         async with self._reads() as session:

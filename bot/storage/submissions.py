@@ -263,6 +263,19 @@ class SubmissionStore(Store):
                 return None
             return _info(await session.get_one(Submission, number))
 
+    async def forget_author(self, platform: str, user_id: str) -> None:
+        """forget-me: the member's drafts, pending and rejected submissions go;
+        the questions a moderator accepted stay in their community's bank,
+        credited to nobody."""
+        mine = (Submission.platform == platform, Submission.author_id == user_id)
+        async with self._sessions.begin() as session:
+            await session.execute(
+                delete(Submission).where(*mine, Submission.status.in_([DRAFT, PENDING, REJECTED]))
+            )
+            await session.execute(
+                update(Submission).where(*mine).values(author_id="", author_name=None)
+            )
+
     async def community_bank(self, platform: str, community: str) -> list[SubmissionInfo]:
         """The community's accepted questions, oldest first."""
         async with self._reads() as session:
