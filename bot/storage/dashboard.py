@@ -143,8 +143,9 @@ class DashboardStore(Store):
     ) -> tuple[list[RankRow], dict[int, list[RankRow]]]:
         """The community's board and each channel's (`keys`: channel id → its
         period key), each the same indexed query as in chat, read in one
-        read-only transaction: one snapshot, one connection, no per-board set-up."""
-        async with self._reads() as session:
+        read-only transaction on a Core connection: one snapshot, one
+        connection, no ORM bookkeeping per board."""
+        async with self._reader.connect() as session:
             wide = await session.execute(
                 read_models.community_board(platform, community, period, community_key, limit)
             )
@@ -160,7 +161,7 @@ class DashboardStore(Store):
         self, channel_ids: Sequence[int], limit: int
     ) -> dict[int, list[tuple[str, int, int]]]:
         """Each channel's streak board, (member, current, best), in one snapshot."""
-        async with self._reads() as session:
+        async with self._reader.connect() as session:
             boards = {}
             for channel_id in channel_ids:
                 rows = await session.execute(read_models.streak_board(channel_id, limit))
