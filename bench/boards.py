@@ -12,6 +12,7 @@ and p95(1M) / p95(100k) <= 2. Timings vary on shared machines: compare runs on
 one box.
 
     python bench/boards.py [--answers 1000000] [--small 100000] [--calls 50] [--postgres URL]
+                           [--no-sqlite]
 """
 
 from __future__ import annotations
@@ -170,13 +171,14 @@ async def main() -> None:
     parser.add_argument("--small", type=int, default=100_000, help="the size to compare with")
     parser.add_argument("--calls", type=int, default=50, help="timed calls per command")
     parser.add_argument("--postgres", default=os.environ.get("QUIZ_TEST_POSTGRES_URL"))
+    parser.add_argument("--no-sqlite", action="store_true", help="PostgreSQL only")
     options = parser.parse_args()
     print(
         f"goal per call: p95 < {P95_GOAL_MS:g} ms at {options.answers:,} answers and at most "
         f"{RATIO_GOAL:g}× its p95 at {options.small:,}; {options.calls} calls each"
     )
     Place = Callable[[], AbstractAsyncContextManager[tuple[str, str | None]]]
-    backends: list[tuple[str, Place]] = [("sqlite", sqlite_url)]
+    backends: list[tuple[str, Place]] = [] if options.no_sqlite else [("sqlite", sqlite_url)]
     if options.postgres:
         backends.append(("postgresql", lambda: postgres_url(options.postgres)))
     else:
