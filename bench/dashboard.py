@@ -9,7 +9,7 @@ signed link, through a real HTTP client. The time measured is the server's:
 from the request reaching the handler to the response being built. The goal
 per page is p95 < 50 ms at 1M answers.
 
-    python bench/dashboard.py [--answers 1000000] [--calls 50] [--postgres URL]
+    python bench/dashboard.py [--answers 1000000] [--calls 50] [--postgres URL] [--no-sqlite]
 """
 
 from __future__ import annotations
@@ -134,10 +134,11 @@ async def main() -> None:
     parser.add_argument("--answers", type=int, default=1_000_000)
     parser.add_argument("--calls", type=int, default=50, help="timed requests per page")
     parser.add_argument("--postgres", default=os.environ.get("QUIZ_TEST_POSTGRES_URL"))
+    parser.add_argument("--no-sqlite", action="store_true", help="PostgreSQL only")
     options = parser.parse_args()
     print(f"goal per page: p95 server time < {P95_GOAL_MS:g} ms at {options.answers:,} answers")
     Place = Callable[[], AbstractAsyncContextManager[tuple[str, str | None]]]
-    backends: list[tuple[str, Place]] = [("sqlite", sqlite_url)]
+    backends: list[tuple[str, Place]] = [] if options.no_sqlite else [("sqlite", sqlite_url)]
     if options.postgres:
         backends.append(("postgresql", lambda: postgres_url(options.postgres)))
     else:
