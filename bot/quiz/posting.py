@@ -218,10 +218,12 @@ class Posting:
             lag = (closed_at - post.closes_at).total_seconds()
             self.metrics.timer_lag.labels("close").observe(lag)
         self.cache.forget(post_id)
+        # The reveal first: until the closer claims it, the timer loop's sweep
+        # may claim it instead and show it after the next question is up.
+        await self.reveal(post)
         # A step of its own after the close: the answers are final now. A crash
         # before it leaves the post for the timer loop's sweep.
         await self.study.apply_post(post_id)
-        await self.reveal(post)
         return post
 
     async def reveal(self, post: PostInfo) -> None:
