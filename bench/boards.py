@@ -98,18 +98,23 @@ async def settle(engine: AsyncEngine) -> None:
         await autocommit.execute(text("VACUUM ANALYZE"))
 
 
+async def populate(engine: AsyncEngine, answers: int) -> tuple[GeneratedInfo, float, float]:
+    """The history written at revision 0005 and migrated to head, as a release
+    would upgrade it: the info, and the seconds each step took."""
+    await upgrade(engine, SCHEMA_REVISION)
+    began = time.perf_counter()
+    info = await generate(engine, answers=answers, seed=SEED, now=NOW, **SHAPE)
+    generated = time.perf_counter()
+    await upgrade(engine)
+    migrated = time.perf_counter()
+    await settle(engine)
+    return info, generated - began, migrated - generated
+
+
 async def measure(url: str, answers: int, calls: int, search_path: str | None = None) -> Run:
     database = open_database(url, search_path=search_path)
-    engine = database.writer
     try:
-        await upgrade(engine, SCHEMA_REVISION)
-        began = time.perf_counter()
-        info = await generate(engine, answers=answers, seed=SEED, now=NOW, **SHAPE)
-        generated = time.perf_counter()
-        await upgrade(engine)
-        migrated = time.perf_counter()
-        await settle(engine)
-
+        info, generate_s, migrate_s = await populate(database.writer, answers)
         catalog, _ = load_banks([ROOT / "questions"])
         service = QuizService(Repository(database), catalog, HeldClock(NOW), random.Random(1))
         adapter = NullAdapter()
@@ -129,7 +134,7 @@ async def measure(url: str, answers: int, calls: int, search_path: str | None = 
                 if attempt:  # the first call only warms caches up
                     samples.append(elapsed)
             timings[label] = p95(samples) * 1000
-        return Run(answers, generated - began, migrated - generated, timings)
+        return Run(answers, generate_s, migrate_s, timings)
     finally:
         await database.dispose()
 

@@ -23,19 +23,19 @@ from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
 
 from aiohttp import ClientSession, web
-from boards import NOW, SEED, SHAPE, p95, postgres_url, settle, sqlite_url
+from boards import NOW, p95, populate, postgres_url, sqlite_url
 from common import ROOT, HeldClock, NullAdapter
 
 from bot.chat import Target
 from bot.health import start_health_server
 from bot.quiz.bank import load_banks
 from bot.quiz.service import QuizService
-from bot.storage.db import open_database, upgrade
+from bot.storage.db import open_database
 from bot.storage.repository import Repository
 from bot.web.links import DashboardLinks
 from bot.web.pages import web_mounts
 from bot.web.tokens import Signer
-from tests.datagen import PLATFORM, SCHEMA_REVISION, GeneratedInfo, generate
+from tests.datagen import PLATFORM, GeneratedInfo
 
 P95_GOAL_MS = 50.0
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -60,18 +60,11 @@ def pages(links: DashboardLinks, info: GeneratedInfo) -> list[tuple[str, str]]:
 
 async def measure(url: str, answers: int, calls: int, search_path: str | None) -> None:
     database = open_database(url, search_path=search_path)
-    engine = database.writer
     try:
-        await upgrade(engine, SCHEMA_REVISION)
-        began = time.perf_counter()
-        info = await generate(engine, answers=answers, seed=SEED, now=NOW, **SHAPE)
-        generated = time.perf_counter()
-        await upgrade(engine)
-        migrated = time.perf_counter()
-        await settle(engine)
+        info, generate_s, migrate_s = await populate(database.writer, answers)
         print(
-            f"generated {answers:,} answers in {generated - began:.1f} s, "
-            f"migrated to head in {migrated - generated:.1f} s"
+            f"generated {answers:,} answers in {generate_s:.1f} s, "
+            f"migrated to head in {migrate_s:.1f} s"
         )
         catalog, _ = load_banks([ROOT / "questions"])
         clock = HeldClock(NOW)

@@ -168,10 +168,7 @@ def forget_user(
         try:
             await upgrade(database.writer)
             repository = Repository(database)
-            deleted = await repository.answers.forget_user(platform, user_id)
-            await repository.cards.forget(platform, user_id)
-            await repository.submissions.forget_author(platform, user_id)
-            return deleted
+            return await repository.forget_member(platform, user_id)
         finally:
             await database.dispose()
 

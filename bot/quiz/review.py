@@ -66,9 +66,6 @@ class Study:
     async def due_count(self, platform: str, user_id: str) -> int:
         return await self.cards.due_count(platform, user_id, self.clock.now())
 
-    async def forget(self, platform: str, user_id: str) -> int:
-        return await self.cards.forget(platform, user_id)
-
     # -- /quiz review --------------------------------------------------------------------
 
     async def start_review(

@@ -3,6 +3,8 @@ streaks, and forgetting a member's answers."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
 from bot.chat import OutMessage, Target
 from bot.clock import Clock
 from bot.quiz import render
@@ -37,8 +39,11 @@ class Scores:
         questions: Questions,
         clock: Clock,
         study: Study,
+        forget_member: Callable[[str, str], Awaitable[int]],
     ) -> None:
         self.study = study
+        # Every store that holds something of a member (Repository.forget_member).
+        self.forget_member = forget_member
         self.store = store
         self.answers = answers
         self.channels = channels
@@ -108,9 +113,4 @@ class Scores:
         return await self.store.streak_leaders(channel_id, STREAK_LEADERS)
 
     async def forget_user(self, platform: str, user_id: str) -> int:
-        # The answers (their stats go with them), the review cards, and the
-        # member's submissions (accepted questions stay, without their name).
-        forgotten = await self.answers.forget_user(platform, user_id)
-        await self.study.forget(platform, user_id)
-        await self.questions.store.forget_author(platform, user_id)
-        return forgotten
+        return await self.forget_member(platform, user_id)

@@ -76,7 +76,13 @@ class QuizService:
         self.channels = ChannelSettings(repository.channels, self.connections, clock)
         self.study = Study(repository.cards, questions, clock, self.rng, self.channels)
         self.scores = Scores(
-            repository.scores, repository.answers, self.channels, questions, clock, self.study
+            repository.scores,
+            repository.answers,
+            self.channels,
+            questions,
+            clock,
+            self.study,
+            repository.forget_member,
         )
         self.posting = Posting(
             repository,

@@ -34,6 +34,15 @@ class Repository:
         self.submissions = SubmissionStore(writes, reads, dialect)
         self.dashboard = DashboardStore(writes, reads, dialect)
 
+    async def forget_member(self, platform: str, user_id: str) -> int:
+        """forget-me and `quizmaster forget-user`: the member's answers (their
+        stats go with them), review cards and submissions (accepted questions
+        stay, credited to nobody). Returns how many answers were deleted."""
+        forgotten = await self.answers.forget_user(platform, user_id)
+        await self.cards.forget(platform, user_id)
+        await self.submissions.forget_author(platform, user_id)
+        return forgotten
+
     @property
     def engine(self) -> AsyncEngine:
         """The write engine (migrations, checks and tests that run their own SQL)."""

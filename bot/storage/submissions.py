@@ -83,11 +83,7 @@ class SubmissionStore(Store):
         """Queue a valid question; None when the author already has `limit` pending.
         The author's drafts in this community go (the question they held is in)."""
         async with self._sessions.begin() as session:
-            mine = (
-                Submission.platform == platform,
-                Submission.community == community,
-                Submission.author_id == author_id,
-            )
+            mine = _authored(platform, community, author_id)
             pending = (
                 await session.execute(
                     select(func.count()).where(*mine, Submission.status == PENDING)
@@ -114,10 +110,7 @@ class SubmissionStore(Store):
         async with self._reads() as session:
             count = await session.execute(
                 select(func.count()).where(
-                    Submission.platform == platform,
-                    Submission.community == community,
-                    Submission.author_id == author_id,
-                    Submission.status == PENDING,
+                    *_authored(platform, community, author_id), Submission.status == PENDING
                 )
             )
             return int(count.scalar_one())
@@ -136,10 +129,7 @@ class SubmissionStore(Store):
         async with self._sessions.begin() as session:
             await session.execute(
                 delete(Submission).where(
-                    Submission.platform == platform,
-                    Submission.community == community,
-                    Submission.author_id == author_id,
-                    Submission.status == DRAFT,
+                    *_authored(platform, community, author_id), Submission.status == DRAFT
                 )
             )
             row = Submission(
@@ -311,3 +301,12 @@ class SubmissionStore(Store):
                 .order_by(Submission.platform, Submission.community, Submission.id)
             )
             return [_info(row) for row in rows.scalars()]
+
+
+def _authored(platform: str, community: str, author_id: str) -> tuple[Any, ...]:
+    """One member's rows in one community."""
+    return (
+        Submission.platform == platform,
+        Submission.community == community,
+        Submission.author_id == author_id,
+    )
