@@ -4,6 +4,7 @@ from `/quiz dashboard`, who it lets in, and what each page shows."""
 from __future__ import annotations
 
 import re
+from datetime import UTC, date, datetime
 
 from sqlalchemy import text
 
@@ -215,3 +216,65 @@ async def test_the_member_page_counts_the_study_loops_due_reviews(host: Host) ->
     async with web_client(service, service.commands.links, due_reviews(service)) as client:  # type: ignore[arg-type]
         html = await (await client.get(member)).text()
     assert f"<strong>{due}</strong> question" in html and "/quiz review" in html
+
+
+async def test_the_member_page_counts_each_utc_day_even_within_one_question(host: Host) -> None:
+    """One question open across midnight UTC: each answer counts on its own
+    day, in the rows the close keeps (and a recount from the answers agrees)."""
+    host.clock.set(datetime(2026, 3, 2, 23, 59, 45, tzinfo=UTC))
+    await host.start(CHANNEL, questions=1, seconds=60)
+    host.clock.set(datetime(2026, 3, 2, 23, 59, 50, tzinfo=UTC))
+    await host.answer("ada", correct=True)
+    host.clock.set(datetime(2026, 3, 3, 0, 0, 5, tzinfo=UTC))
+    await host.answer("bob", correct=True)
+    await host.close_current()
+    await host.start(CHANNEL, questions=1, seconds=10)
+    await host.answer("ada", correct=False)
+    await host.close_current()
+    dashboard = host.service.repository.dashboard
+    ada = await dashboard.member_record("test", "guild-1", "ada")
+    bob = await dashboard.member_record("test", "guild-1", "bob")
+    right = ada.points_per_day[0][1]
+    assert right > 0
+    assert ada.points_per_day == [(date(2026, 3, 2), right), (date(2026, 3, 3), 0)]
+    assert [day for day, _ in bob.points_per_day] == [date(2026, 3, 3)]
+    assert sorted(n for _, n, _ in ada.per_question) == [1, 1]
+    assert sum(c for _, _, c in ada.per_question) == 1
+    service = dashboard_service(host)
+    _, member = await links_from_chat(host, user="ada")
+    async with web_client(service, service.commands.links) as client:  # type: ignore[arg-type]
+        html = await (await client.get(member)).text()
+    assert re.search(r'class="big">2</span> days played', html)
+    assert re.search(rf'class="big">{right}</span> points', html)
+    assert await check_read_models(host.service.repository.engine) == ([], 0)
+
+
+async def test_forget_me_empties_the_member_page(host: Host) -> None:
+    await play_history(host)
+    service = dashboard_service(host)
+    _, member = await links_from_chat(host, user="ada")
+    await service.handle_command(Command("forget-me", CHANNEL, "ada"))
+    async with web_client(service, service.commands.links) as client:  # type: ignore[arg-type]
+        html = await (await client.get(member)).text()
+    assert re.search(r'class="big">0</span> points', html)
+    assert re.search(r'class="big">0</span> days played', html)
+    assert await check_read_models(host.service.repository.engine) == ([], 0)
+
+
+async def test_db_check_reports_damaged_member_rows_and_rebuild_repairs_them(
+    host: Host,
+) -> None:
+    await play_history(host)
+    engine = host.service.repository.engine
+    async with engine.begin() as connection:
+        await connection.execute(text("UPDATE member_days SET points = points + 1"))
+        await connection.execute(
+            text("DELETE FROM community_member_questions WHERE user_id = 'bob'")
+        )
+    lines, total = await check_read_models(engine)
+    assert any(line.startswith("member_days ") for line in lines)
+    assert any(line.startswith("community_member_questions ") for line in lines)
+    # ada, bob, cy and far-member each played on one day; bob answered 3 questions here.
+    assert total == 4 + 3
+    await rebuild_read_models(engine)
+    assert await check_read_models(engine) == ([], 0)

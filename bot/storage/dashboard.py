@@ -11,12 +11,12 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
-from sqlalchemy import Integer, cast, func, select
+from sqlalchemy import func, select
 
 from bot.quiz.rules import Period
-from bot.storage import read_models
+from bot.storage import member_activity, read_models
 from bot.storage.base import Store, channel_info
-from bot.storage.models import Answer, Channel, Post, PostVotes, Schedule
+from bot.storage.models import Channel, Post, PostVotes, Schedule
 from bot.storage.read_models import OPTIONS
 from bot.storage.records import ChannelInfo, RankRow
 
@@ -81,34 +81,15 @@ class DashboardStore(Store):
             ]
 
     async def member_record(self, platform: str, community: str, user_id: str) -> MemberRecord:
-        """The member's answers to closed questions in the community, added up
-        by the database per UTC day and per question (on the member's index)."""
-        answered_at = Answer.__table__.c.answered_at
-        day = (
-            func.date(func.timezone("UTC", answered_at))
-            if self._dialect == "postgresql"
-            else func.date(answered_at)  # SQLite keeps UTC text: its date part
-        )
-        base = (
-            select()
-            .select_from(Answer)
-            .join(Post, Post.id == Answer.post_id)
-            .join(Channel, Channel.id == Answer.channel_id)
-            .where(
-                Answer.user_id == user_id,
-                Channel.platform == platform,
-                Channel.community == community,
-                Post.closed_at.is_not(None),
+        """The member's answers to closed questions in the community, per UTC
+        day and per question, from the read models the close keeps."""
+        async with self._reader.connect() as connection:
+            days = await connection.execute(
+                member_activity.member_days(platform, community, user_id)
             )
-        )
-        correct = func.sum(cast(Answer.correct, Integer))
-        async with self._reads() as session:
-            days = await session.execute(
-                base.add_columns(day, func.sum(Answer.points)).group_by(day).order_by(day)
-            )
-            per_day = [(_day(when), int(points)) for when, points in days]
-            questions = await session.execute(
-                base.add_columns(Post.question_id, func.count(), correct).group_by(Post.question_id)
+            per_day = [(day, int(points)) for day, points in days]
+            questions = await connection.execute(
+                member_activity.member_questions(platform, community, user_id)
             )
             per_question = [(q, int(n), int(c)) for q, n, c in questions]
         return MemberRecord(per_day, per_question)
@@ -172,7 +153,3 @@ class DashboardStore(Store):
 def _rank(row: Any) -> RankRow:
     user, points, correct, answered = row
     return RankRow(user, int(points), int(correct), int(answered))
-
-
-def _day(value: Any) -> date:
-    return value if isinstance(value, date) else date.fromisoformat(str(value))

@@ -16,7 +16,7 @@ from sqlalchemy import Connection, event, text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 
-from bot.storage import recount
+from bot.storage import member_activity, recount
 from bot.storage.models import Base
 from bot.storage.read_models import backfill_post_votes
 
@@ -189,6 +189,7 @@ async def rebuild_read_models(engine: AsyncEngine) -> None:
     async with engine.begin() as connection:
         await connection.run_sync(recount.rebuild)
         await connection.run_sync(backfill_post_votes)
+        await connection.run_sync(member_activity.backfill)
 
 
 async def ping(engine: AsyncEngine) -> bool:

@@ -4,12 +4,13 @@ the write path and can always be recomputed (`quizmaster db check`)."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any
 
 from sqlalchemy import (
     JSON,
     Boolean,
+    Date,
     DateTime,
     Dialect,
     Float,
@@ -478,3 +479,35 @@ class PostVotes(Base):
     option_2: Mapped[int] = mapped_column(Integer)
     option_3: Mapped[int] = mapped_column(Integer)
     option_4: Mapped[int] = mapped_column(Integer)
+
+
+class MemberDay(Base):
+    """A member's closed answers in a community on one UTC day: the member
+    page's points over time, one row a day, never an answer."""
+
+    __tablename__ = "member_days"
+    __table_args__ = ({"sqlite_with_rowid": False},)
+
+    platform: Mapped[str] = mapped_column(String(16), primary_key=True)
+    user_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    community: Mapped[str] = mapped_column(String(64), primary_key=True)
+    day: Mapped[date] = mapped_column(Date, primary_key=True)
+    points: Mapped[int] = mapped_column(Integer)
+    answered: Mapped[int] = mapped_column(Integer)
+    correct: Mapped[int] = mapped_column(Integer)
+
+
+class CommunityMemberQuestion(Base):
+    """How often a member answered one question in one community, and how
+    well: the member page's accuracy per tag (`member_questions` is the same
+    count over the whole platform, for `/quiz stats`)."""
+
+    __tablename__ = "community_member_questions"
+    __table_args__ = ({"sqlite_with_rowid": False},)
+
+    platform: Mapped[str] = mapped_column(String(16), primary_key=True)
+    user_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    community: Mapped[str] = mapped_column(String(64), primary_key=True)
+    question_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    answered: Mapped[int] = mapped_column(Integer)
+    correct: Mapped[int] = mapped_column(Integer)

@@ -37,6 +37,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from bot.quiz.rules import Period, period_key
+from bot.storage import member_activity
 from bot.storage.models import (
     Answer,
     Channel,
@@ -222,8 +223,9 @@ class ClosedPost:
 
 
 async def score_closed_post(session: AsyncSession, post: ClosedPost) -> None:
-    """Count a closed post's answers on every score board and in the members'
-    per-question counts, in the caller's (closing) transaction.
+    """Count a closed post's answers on every score board, in the members'
+    per-question counts and in the member page's days, in the caller's
+    (closing) transaction.
 
     Answers count when their question closes, not when they are clicked: the
     click path then stores the answer alone, and nobody can read from their
@@ -247,6 +249,9 @@ async def score_closed_post(session: AsyncSession, post: ClosedPost) -> None:
         await connection.execute(statements.channel_scores, values)
         await connection.execute(statements.community_scores, values)
         await connection.execute(statements.member_questions, values)
+    await member_activity.count_closed_post(
+        connection, post.id, post.platform, post.community, post.question_id
+    )
     await count_post_votes(session, [post.id])
 
 
@@ -371,6 +376,7 @@ async def forget(session: AsyncSession, platform: str, user_id: str) -> None:
             DailyStreak.user_id == user_id, DailyStreak.channel_id.in_(on_platform)
         )
     )
+    await member_activity.forget(session, platform, user_id)
 
 
 def score_row(row: ScoreRow, **key: Any) -> dict[str, Any]:

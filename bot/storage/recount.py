@@ -15,6 +15,7 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import Connection, delete, insert, select
 
 from bot.quiz.rules import streak_table, zone_or_utc
+from bot.storage import member_activity
 from bot.storage.models import (
     Answer,
     Channel,
@@ -186,6 +187,8 @@ def differences(connection: Connection, limit: int = 50) -> tuple[list[str], int
         ("daily_streaks", want.streaks, have.streaks),
         # The dashboard's (revision 0010; not part of `rebuild`, which 0007 runs).
         ("post_votes", expected_post_votes(connection), stored_post_votes(connection)),
+        # The member page's (revision 0011).
+        *member_activity.expected_and_stored(connection),
     ]
     for table, wanted, held in tables:
         for key in sorted(wanted.keys() | held.keys(), key=repr):
