@@ -6,10 +6,12 @@ from __future__ import annotations
 import re
 from datetime import UTC, date, datetime
 
+import pytest
 from sqlalchemy import text
 
 from bot.chat import Command
 from bot.quiz.service import QuizService
+from bot.storage import dashboard as dashboard_store
 from bot.storage.db import check_read_models, rebuild_read_models
 from bot.storage.read_models import backfill_post_votes
 from bot.web.tokens import Signer
@@ -278,3 +280,23 @@ async def test_db_check_reports_damaged_member_rows_and_rebuild_repairs_them(
     assert total == 4 + 3
     await rebuild_read_models(engine)
     assert await check_read_models(engine) == ([], 0)
+
+
+async def test_boards_read_in_several_statements_show_the_same_page(
+    host: Host, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A community with more channels than one statement takes: its channel
+    boards come in slices, and the page is the same."""
+    await play_history(host)
+    service = dashboard_service(host)
+    community, _ = await links_from_chat(host)
+    pages = {}
+    for per_statement in (50, 1):
+        monkeypatch.setattr(dashboard_store, "CHANNELS_PER_STATEMENT", per_statement)
+        async with web_client(service, service.commands.links) as client:  # type: ignore[arg-type]
+            pages[per_statement] = [
+                rows_of(await (await client.get(f"{community}&period={period}")).text())
+                for period in ("all", "week", "streaks")
+            ]
+    assert pages[1] == pages[50]
+    assert len(pages[1][0]) == 3 + 3 + 2  # the community's board, chan-1's and chan-2's

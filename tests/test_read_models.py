@@ -18,7 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from bot.chat import Target
 from bot.quiz.render import parse_answer_custom_id
 from bot.quiz.rules import Period, streak_table, streaks
-from bot.storage import read_models
+from bot.storage import dashboard, read_models
 from bot.storage.db import check_read_models, rebuild_read_models
 from bot.storage.records import NewAnswer
 from bot.storage.repository import Repository
@@ -296,3 +296,41 @@ async def test_every_board_reads_its_top_ten_from_an_index_in_rank_order(
                 rows = await connection.execute(text(f"EXPLAIN QUERY PLAN {sql}"))
                 plan = "\n".join(str(row[-1]) for row in rows)
                 assert "TEMP B-TREE" not in plan and "INDEX" in plan, plan
+
+
+async def test_a_dashboard_statement_of_many_boards_reads_each_from_its_index(
+    engine: AsyncEngine,
+) -> None:
+    """The dashboard asks for a community's channel boards in one statement:
+    each board in it is still its own indexed LIMIT read, and only the few
+    rows they return are sorted."""
+    values = {f"channel_{n}": n + 1 for n in range(3)}
+    values |= {f"key_{n}": "2026-W10" for n in range(3)}
+    statements = [
+        (dashboard.many_channel_boards(period, 3, 10), "ix_channel_scores_")
+        for period in (Period.ALL, Period.WEEK, Period.MONTH)
+    ]
+    statements.append((dashboard.many_streak_boards(3, 10), "ix_daily_streaks_rank"))
+    async with engine.connect() as connection:
+        if engine.dialect.name == "postgresql":
+            for setting in ("enable_seqscan", "enable_bitmapscan"):
+                await connection.execute(text(f"SET {setting} = off"))
+        for statement, index in statements:
+            bound = statement.params(
+                {name: value for name, value in values.items() if name in str(statement)}
+            )
+            sql = str(bound.compile(engine, compile_kwargs={"literal_binds": True}))
+            if engine.dialect.name == "postgresql":
+                plan = [row[0] for row in await connection.execute(text(f"EXPLAIN {sql}"))]
+                reads = [line for line in plan if f"using {index}" in line]
+                sorts = [line for line in plan if "Sort  (" in line]
+            else:
+                rows = await connection.execute(text(f"EXPLAIN QUERY PLAN {sql}"))
+                plan = [str(row[-1]) for row in rows]
+                reads = [line for line in plan if f"INDEX {index}" in line]
+                sorts = [line for line in plan if "TEMP B-TREE" in line]
+            assert len(reads) == 3, "\n".join(plan)
+            # One sort of the rows the boards return; SQLite may instead merge
+            # the streak boards, sorting each one's ten rows.
+            merged = engine.dialect.name == "sqlite" and "MERGE (UNION ALL)" in plan
+            assert len(sorts) <= (3 if merged else 1), "\n".join(plan)

@@ -9,14 +9,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
+from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import Integer, bindparam, func, select, union_all
 
 from bot.quiz.rules import Period
 from bot.storage import member_activity, read_models
 from bot.storage.base import Store, channel_info
-from bot.storage.models import Channel, Post, PostVotes, Schedule
+from bot.storage.models import Channel, ChannelScore, DailyStreak, Post, PostVotes, Schedule
 from bot.storage.read_models import OPTIONS
 from bot.storage.records import ChannelInfo, RankRow
 
@@ -123,31 +124,108 @@ class DashboardStore(Store):
         limit: int,
     ) -> tuple[list[RankRow], dict[int, list[RankRow]]]:
         """The community's board and each channel's (`keys`: channel id → its
-        period key), each the same indexed query as in chat, read in one
-        read-only transaction on a Core connection: one snapshot, one
-        connection, no ORM bookkeeping per board."""
+        period key), read in one read-only transaction on a Core connection:
+        one snapshot, and every channel's board in one statement per
+        CHANNELS_PER_STATEMENT channels, each board still read from its index."""
         async with self._reader.connect() as session:
             wide = await session.execute(
                 read_models.community_board(platform, community, period, community_key, limit)
             )
-            channels = {}
-            for channel_id, key in keys.items():
-                rows = await session.execute(
-                    read_models.channel_board(channel_id, period, key, limit)
-                )
-                channels[channel_id] = [_rank(row) for row in rows]
+            channels: dict[int, list[RankRow]] = {channel_id: [] for channel_id in keys}
+            for chosen in _slices(list(keys)):
+                values: dict[str, Any] = {}
+                for n, channel_id in enumerate(chosen):
+                    values[f"channel_{n}"] = channel_id
+                    if period is not Period.ALL:
+                        values[f"key_{n}"] = keys[channel_id]
+                rows = await session.execute(many_channel_boards(period, len(chosen), limit), values)
+                for channel_id, *row in rows:
+                    channels[channel_id].append(_rank(row))
             return [_rank(row) for row in wide], channels
 
     async def streak_boards(
         self, channel_ids: Sequence[int], limit: int
     ) -> dict[int, list[tuple[str, int, int]]]:
-        """Each channel's streak board, (member, current, best), in one snapshot."""
+        """Each channel's streak board, (member, current, best), in one
+        snapshot and one statement per CHANNELS_PER_STATEMENT channels."""
         async with self._reader.connect() as session:
-            boards = {}
-            for channel_id in channel_ids:
-                rows = await session.execute(read_models.streak_board(channel_id, limit))
-                boards[channel_id] = [(u, int(c), int(b)) for u, c, b in rows]
+            boards: dict[int, list[tuple[str, int, int]]] = {c: [] for c in channel_ids}
+            for chosen in _slices(list(channel_ids)):
+                values = {f"channel_{n}": channel_id for n, channel_id in enumerate(chosen)}
+                rows = await session.execute(many_streak_boards(len(chosen), limit), values)
+                for channel_id, user, current, best in rows:
+                    boards[channel_id].append((user, int(current), int(best)))
             return boards
+
+
+# A page's channel boards go to the database in statements of this many boards
+# (a UNION ALL of one indexed LIMIT query each; SQLite allows 500 per compound).
+CHANNELS_PER_STATEMENT = 50
+
+
+def _slices(ids: list[int]) -> list[list[int]]:
+    return [
+        ids[start : start + CHANNELS_PER_STATEMENT]
+        for start in range(0, len(ids), CHANNELS_PER_STATEMENT)
+    ]
+
+
+@lru_cache(maxsize=256)
+def many_channel_boards(period: Period, channels: int, limit: int) -> Any:
+    """The boards of channels `channel_0` … (in periods `key_0` …, but for all
+    time), as (channel id, member, points, right, answered) in rank order per
+    channel: built once per shape, then only its parameters change."""
+    parts = []
+    for n in range(channels):
+        model = ChannelScore
+        columns, where = read_models.board_columns(
+            model, period, bindparam(f"key_{n}"), model.channel_id == bindparam(f"channel_{n}")
+        )
+        points, correct, answered, last_correct = columns
+        parts.append(
+            select(
+                model.channel_id,
+                model.user_id,
+                points.label("points"),
+                correct.label("correct"),
+                answered.label("answered"),
+                last_correct.label("last_correct_at"),
+            )
+            .where(*where)
+            .order_by(*read_models.rank_order(points, correct, last_correct, model.user_id))
+            .limit(limit)
+        )
+    rows = _union(parts)
+    return select(
+        rows.c.channel_id, rows.c.user_id, rows.c.points, rows.c.correct, rows.c.answered
+    ).order_by(
+        rows.c.channel_id,
+        *read_models.rank_order(
+            rows.c.points, rows.c.correct, rows.c.last_correct_at, rows.c.user_id
+        ),
+    )
+
+
+@lru_cache(maxsize=256)
+def many_streak_boards(channels: int, limit: int) -> Any:
+    """The streak boards of channels `channel_0` …, as (channel id, member,
+    current, best) in board order per channel."""
+    parts = [
+        read_models.streak_board(bindparam(f"channel_{n}", type_=Integer), limit).add_columns(
+            DailyStreak.channel_id
+        )
+        for n in range(channels)
+    ]
+    rows = _union(parts)
+    return select(rows.c.channel_id, rows.c.user_id, rows.c.current, rows.c.best).order_by(
+        rows.c.channel_id, rows.c.current.desc(), rows.c.best.desc(), rows.c.user_id
+    )
+
+
+def _union(parts: list[Any]) -> Any:
+    """UNION ALL of LIMIT queries, each wrapped as a subquery (SQLite takes no
+    ORDER BY or LIMIT on a compound's members)."""
+    return union_all(*(select(part.subquery()) for part in parts)).subquery()
 
 
 def _rank(row: Any) -> RankRow:

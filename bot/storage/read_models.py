@@ -17,6 +17,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import (
+    BindParameter,
     Dialect,
     Integer,
     String,
@@ -688,6 +689,15 @@ def board(model: Any, period: Period, key: str, limit: int, *where: Any) -> Any:
     """Top rows of a board for a period: all time, or the current week or
     month `key`. Ranked by points, then more right answers, then the earlier
     last right answer, then user id."""
+    columns, where = board_columns(model, period, key, *where)
+    return _ranked(model, columns, limit, where)
+
+
+def board_columns(
+    model: Any, period: Period, key: Any, *where: Any
+) -> tuple[list[Any], tuple[Any, ...]]:
+    """A board's (points, right, answered, last right answer) columns for a
+    period, and its conditions with the period's."""
     if period is Period.ALL:
         columns = [model.points, model.correct, model.answered, model.last_correct_at]
     elif period is Period.MONTH:
@@ -698,7 +708,7 @@ def board(model: Any, period: Period, key: str, limit: int, *where: Any) -> Any:
         where = (*where, model.week == key)
         columns = [model.week_points, model.week_correct, model.week_answered]
         columns.append(model.week_last_correct_at)
-    return _ranked(model, columns, limit, where)
+    return columns, where
 
 
 def past_week_board(channel_id: int, key: str, limit: int) -> Any:
@@ -749,7 +759,7 @@ def community_board(platform: str, community: str, period: Period, key: str, lim
     )
 
 
-def streak_board(channel_id: int, limit: int) -> Any:
+def streak_board(channel_id: int | BindParameter[int], limit: int) -> Any:
     """Members who ever had a streak: longest current first, then longest best."""
     return (
         select(DailyStreak.user_id, DailyStreak.current, DailyStreak.best)
