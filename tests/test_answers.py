@@ -9,6 +9,8 @@ import pytest
 
 from bot.chat import Interaction, Target
 from bot.quiz import render
+from bot.quiz.render import parse_answer_custom_id
+from bot.storage.records import NewAnswer
 from tests.conftest import CHANNEL, OTHER_CHANNEL, Host, ranking
 from tests.fakes.clock import FakeClock
 
@@ -227,3 +229,36 @@ async def test_points_add_up_over_a_quiz(host: Host, clock: FakeClock) -> None:
     stats = await host.stats("steady")
     assert (stats.answered, stats.correct, stats.points) == (3, 2, 28)
     assert ranking(host.adapter.sent[-1].message) == [("steady", 28)]
+
+
+async def test_one_batch_stores_only_first_clicks_on_open_posts_before_they_close(
+    host: Host,
+) -> None:
+    """The store's own rule for a batch, the same on SQLite (checked in its
+    transaction) and on PostgreSQL (checked inside the one INSERT)."""
+    repository = host.service.repository
+    await host.start(questions=1, seconds=20)
+    closed_id, _ = parse_answer_custom_id(host.adapter.button_id(CHANNEL, "A")) or (0, 0)
+    await host.close_current()
+    await host.start(questions=1, seconds=20)
+    open_id, _ = parse_answer_custom_id(host.adapter.button_id(CHANNEL, "A")) or (0, 0)
+    closed, still_open = (
+        await repository.posts.post(closed_id),
+        await repository.posts.post(open_id),
+    )
+    assert closed is not None and still_open is not None and closed_id != open_id
+    now = host.clock.now()
+    late = still_open.closes_at + timedelta(seconds=1)
+    rows = [
+        NewAnswer(still_open, "ann", 0, True, 10, now),
+        NewAnswer(still_open, "ann", 1, False, 0, now),  # a double click: the first counts
+        NewAnswer(closed, "bob", 0, True, 10, now),  # its question has closed
+        NewAnswer(still_open, "cy", 0, True, 10, late),  # after the closing time
+        NewAnswer(still_open, "dee", 2, False, 0, now),
+    ]
+    assert await repository.answers.record_answers(rows) == [True, False, False, False, True]
+    assert await repository.answers.answer_count(open_id) == 2
+    assert await repository.answers.answer_slot(open_id, "ann") == 0
+    assert await repository.answers.answer_count(closed_id) == 0
+    # Stored once: the same clicks again count for nobody.
+    assert await repository.answers.record_answers(rows) == [False] * 5

@@ -138,7 +138,9 @@ class DashboardStore(Store):
                     values[f"channel_{n}"] = channel_id
                     if period is not Period.ALL:
                         values[f"key_{n}"] = keys[channel_id]
-                rows = await session.execute(many_channel_boards(period, len(chosen), limit), values)
+                rows = await session.execute(
+                    many_channel_boards(period, len(chosen), limit), values
+                )
                 for channel_id, *row in rows:
                     channels[channel_id].append(_rank(row))
             return [_rank(row) for row in wide], channels
