@@ -31,6 +31,7 @@ from sqlalchemy import func, select
 
 from bot.chat import Command, Interaction, MessageRef, OutMessage, Target
 from bot.clock import SystemClock
+from bot.heap import start_up_frozen
 from bot.quiz.bank import load_banks
 from bot.quiz.service import QuizService
 from bot.storage.db import open_database, session_factory, upgrade
@@ -102,14 +103,16 @@ async def measure(
     platform = PacedPlatform(rate, latency)
     platform.expected = channels
     service.register(platform)
-    began = time.perf_counter()
-    loop = asyncio.create_task(service.run_timers())
-    with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(platform.everyone_posted.wait(), channels / rate * 3 + 60)
-    # A little longer, so a post sent twice would show up.
-    await asyncio.sleep(1.0)
-    service.shutdown()
-    await loop
+    # The heap as `quizmaster run` keeps it once connected (bot/heap.py).
+    with start_up_frozen():
+        began = time.perf_counter()
+        loop = asyncio.create_task(service.run_timers())
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(platform.everyone_posted.wait(), channels / rate * 3 + 60)
+        # A little longer, so a post sent twice would show up.
+        await asyncio.sleep(1.0)
+        service.shutdown()
+        await loop
     await service.drain()
     async with session_factory(engine)() as session:
         stored = Counter(
