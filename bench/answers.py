@@ -4,9 +4,10 @@ Prints answers recorded per second and the p99 time per answer through the
 quiz service, on SQLite and (when QUIZ_TEST_POSTGRES_URL or --postgres is
 given) on PostgreSQL, then how long closing the question takes (the close counts
 its 10,000 answers on the boards). The clicks run with the heap frozen after
-set-up, as `quizmaster run` runs once connected (bot/heap.py). Timings vary on shared machines, so each run
-also times the bare floor: the same number of coroutines each waiting for a
-future that a batch resolves, with no quiz and no storage.
+set-up, as `quizmaster run` runs once connected (bot/heap.py). Timings vary
+on shared machines, so each run also times the bare floor: the same number of
+coroutines each waiting for a future that a batch resolves, with no quiz and
+no storage.
 
     python bench/answers.py [--members 10000] [--postgres URL]
 """
