@@ -5,6 +5,7 @@ and removal. The platforms' forms are tested in test_discord.py and test_slack.p
 
 from __future__ import annotations
 
+import asyncio
 import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -117,6 +118,31 @@ async def test_at_most_ten_pending_per_member(host: Host) -> None:
     # Another member, and the same member in another community, still may.
     assert not (await submit(host, user="other")).errors
     assert not (await submit(host, target=ELSEWHERE)).errors
+
+
+async def test_simultaneous_submits_by_one_member_stop_at_ten_pending(host: Host) -> None:
+    """Twenty submits at once (on PostgreSQL, on several connections): each
+    counts the pending ones and adds its own in one transaction, so no two see
+    the same room for one more."""
+    store = host.service.repository.submissions
+    question = {"prompt": "Which collective?", "options": ["a", "b"], "answer": 0}
+    results = await asyncio.gather(
+        *(
+            store.submit(
+                platform="test",
+                community="guild-1",
+                channel="chan-1",
+                author_id="eager",
+                author_name=None,
+                question={**question, "prompt": f"Question {number}?"},
+                now=host.clock.now(),
+                limit=MAX_PENDING,
+            )
+            for number in range(2 * MAX_PENDING)
+        )
+    )
+    assert sum(result is not None for result in results) == MAX_PENDING
+    assert await store.pending_count("test", "guild-1", "eager") == MAX_PENDING
 
 
 async def test_accepted_questions_are_drawn_in_their_community_only(host: Host) -> None:

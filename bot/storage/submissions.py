@@ -83,6 +83,12 @@ class SubmissionStore(Store):
         """Queue a valid question; None when the author already has `limit` pending.
         The author's drafts in this community go (the question they held is in)."""
         async with self._sessions.begin() as session:
+            if self._dialect == "postgresql":
+                # Two submits by one member at once must not both see room for
+                # one more: they take turns on a lock named by the author (held
+                # to the commit). SQLite's writes take turns anyway.
+                author = f"submissions {platform} {community} {author_id}"
+                await session.execute(select(func.pg_advisory_xact_lock(func.hashtext(author))))
             mine = _authored(platform, community, author_id)
             pending = (
                 await session.execute(
