@@ -13,6 +13,7 @@ from sqlalchemy import delete, or_, select, update
 from bot.quiz.rules import zone_or_utc
 from bot.storage import read_models
 from bot.storage.base import PUBLISHED_OR_GIVEN_UP, UNPUBLISHED, Store, post_info, rowcount
+from bot.storage.db_thread import write_in_one_hop
 from bot.storage.models import Channel, Post, Quiz
 from bot.storage.records import PostInfo
 
@@ -129,18 +130,19 @@ class PostStore(Store):
     async def published(
         self, post_id: int, message_id: str, posted_at: datetime, closes_at: datetime
     ) -> None:
-        """Record the delivered message; the post's clock starts now."""
-        async with self._sessions.begin() as session:
-            await session.execute(
-                update(Post)
-                .where(Post.id == post_id)
-                .values(
-                    message_id=message_id,
-                    posted_at=posted_at,
-                    closes_at=closes_at,
-                    publish_retry_at=None,
-                )
+        """Record the delivered message; the post's clock starts now (one
+        hand-off to SQLite's write thread: every post of a fan-out does this)."""
+        record = (
+            update(Post)
+            .where(Post.id == post_id)
+            .values(
+                message_id=message_id,
+                posted_at=posted_at,
+                closes_at=closes_at,
+                publish_retry_at=None,
             )
+        )
+        await write_in_one_hop(self._sessions, lambda session: session.execute(record))
 
     async def publish_failed(self, post_id: int, retry_at: datetime) -> None:
         async with self._sessions.begin() as session:

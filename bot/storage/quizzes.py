@@ -8,9 +8,10 @@ from datetime import datetime
 
 from sqlalchemy import delete, exists, select, update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import Session
 
 from bot.storage.base import RUNNING, Store, post_info, quiz_info, rowcount
+from bot.storage.db_thread import write_in_one_hop
 from bot.storage.models import Channel, DeckSeen, Post, Quiz
 from bot.storage.records import PostInfo, QuizInfo
 
@@ -20,8 +21,9 @@ class QuizStore(Store):
         self, channel_id: int, pool: Sequence[str], count: int, rng: random.Random
     ) -> list[str]:
         """Draw `count` questions from `pool` for the channel (see `draw_in`)."""
-        async with self._sessions.begin() as session:
-            return await draw_in(session, channel_id, pool, count, rng)
+        return await write_in_one_hop(
+            self._sessions, lambda session: draw_in(session, channel_id, pool, count, rng)
+        )
 
     async def create_quiz(
         self,
@@ -143,20 +145,18 @@ class QuizStore(Store):
             return post_info(post, channel, quiz.expected_players)
 
 
-async def draw_in(
-    session: AsyncSession, channel_id: int, pool: Sequence[str], count: int, rng: random.Random
+def draw_in(
+    session: Session, channel_id: int, pool: Sequence[str], count: int, rng: random.Random
 ) -> list[str]:
     """Draw `count` questions from `pool` that the channel has not seen in this
     pass; when the pass runs out, start a new one. The deck is persisted; a
     question counts as seen once it is posted (`post_next`, `post_daily`), so
     questions of a quiz stopped early that were never shown stay in the deck.
-    Runs in the caller's transaction, so a daily post can draw, claim its slot
-    and be created in one."""
+    Runs in the caller's transaction (synchronous, so a daily post can draw,
+    claim its slot and be created in one hand-off to SQLite's thread)."""
     seen = set(
-        (
-            await session.execute(
-                select(DeckSeen.question_id).where(DeckSeen.channel_id == channel_id)
-            )
+        session.execute(
+            select(DeckSeen.question_id).where(DeckSeen.channel_id == channel_id)
         ).scalars()
     )
     pool_set = set(pool)
@@ -166,7 +166,7 @@ async def draw_in(
     if len(drawn) < count:
         # The pass is over: forget this pool's questions and deal again,
         # without repeating one already drawn for this quiz.
-        await session.execute(
+        session.execute(
             delete(DeckSeen).where(
                 DeckSeen.channel_id == channel_id, DeckSeen.question_id.in_(pool_set)
             )

@@ -8,9 +8,11 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, delete, or_, select, update
+from sqlalchemy import and_, bindparam, delete, or_, select, update
+from sqlalchemy.orm import Session
 
 from bot.storage.base import Store, post_info, rowcount, schedule_info
+from bot.storage.db_thread import write_in_one_hop
 from bot.storage.models import Channel, DeckSeen, Post, Schedule
 from bot.storage.quizzes import draw_in
 from bot.storage.records import DailyPost, ScheduleInfo
@@ -141,17 +143,25 @@ class ScheduleStore(Store):
         slot claimed without its post; None if another caller claimed it first.
         The result also names the channel's older daily questions still open
         (today's closes them), saving the sender another round trip."""
-        async with self._sessions.begin() as session:
+        insert_seen = (
+            self._insert(DeckSeen)
+            .values(channel_id=channel_id, question_id=bindparam("question_id"))
+            .on_conflict_do_nothing()
+        )
+
+        def transaction(session: Session) -> DailyPost | None:
+            # Synchronous, one hand-off to SQLite's write thread (db_thread.py):
+            # a fan-out of thousands of these holds the write lock briefly.
             if claim is not None:
                 schedule_id, fired, following = claim
-                claimed = await session.execute(
+                claimed = session.execute(
                     update(Schedule)
                     .where(Schedule.id == schedule_id, Schedule.next_fire == fired)
                     .values(next_fire=following)
                 )
                 if not rowcount(claimed):
                     return None
-            [question_id] = await draw_in(session, channel_id, pool, 1, rng)
+            [question_id] = draw_in(session, channel_id, pool, 1, rng)
             option_order, correct_slot = layout(question_id)
             post = Post(
                 channel_id=channel_id,
@@ -166,13 +176,9 @@ class ScheduleStore(Store):
                 publish_by=publish_by,
             )
             session.add(post)
-            await session.execute(
-                self._insert(DeckSeen)
-                .values(channel_id=channel_id, question_id=question_id)
-                .on_conflict_do_nothing()
-            )
-            await session.flush()
-            older = await session.execute(
+            session.execute(insert_seen, {"question_id": question_id})
+            session.flush()
+            older = session.execute(
                 select(Post.id).where(
                     Post.channel_id == channel_id,
                     Post.kind == "daily",
@@ -181,6 +187,8 @@ class ScheduleStore(Store):
                 )
             )
             return DailyPost(
-                post_info(post, await session.get_one(Channel, channel_id)),
+                post_info(post, session.get_one(Channel, channel_id)),
                 list(older.scalars()),
             )
+
+        return await write_in_one_hop(self._sessions, transaction)
