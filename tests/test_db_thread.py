@@ -7,14 +7,15 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
-from sqlalchemy import func, insert, select
+from sqlalchemy import Connection, func, insert, select
 from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlalchemy.orm import Session
 
-from bot.storage.db import session_factory
-from bot.storage.db_thread import write_in_one_hop
+from bot.storage.db import SQLITE_READERS, open_database, session_factory, upgrade
+from bot.storage.db_thread import read_in_one_hop, write_in_one_hop
 from bot.storage.models import Channel
 
 
@@ -75,3 +76,34 @@ async def test_one_hop_writes_and_session_writes_at_once_all_commit(engine: Asyn
     names = await _channels(engine)
     assert len(names) == 40
     assert names[:20] == [f"hop-{n:02}" for n in range(20)]
+
+
+async def test_a_read_connection_returned_inside_a_transaction_serves_the_next_reads(
+    tmp_path: Path,
+) -> None:
+    """Read connections skip the pool's ROLLBACK on return (a hand-off per
+    read); one that comes back still inside a transaction, as after a read
+    cancelled half-way, still serves every later read."""
+    database = open_database(f"sqlite+aiosqlite:///{tmp_path / 'quiz.db'}")
+    try:
+        await upgrade(database.writer)
+
+        def channels(connection: Connection) -> int:
+            return int(connection.execute(select(func.count(Channel.id))).scalar_one())
+
+        assert await read_in_one_hop(database.reader, channels) == 0
+        async with database.reader.connect() as connection:
+            raw = await connection.get_raw_connection()
+            await raw.driver_connection.execute("BEGIN")  # left open on purpose
+        for _ in range(2 * SQLITE_READERS):
+            assert (
+                await read_in_one_hop(
+                    database.reader,
+                    lambda c: c.execute(select(func.count(Channel.id))).scalar_one(),
+                )
+                == 0
+            )
+            async with database.reader.connect() as connection:
+                assert (await connection.execute(select(func.count(Channel.id)))).scalar_one() == 0
+    finally:
+        await database.dispose()

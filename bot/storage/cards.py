@@ -270,14 +270,14 @@ class CardStore(Store):
             return [_card(row) for row in rows.scalars()]
 
     async def due_count(self, platform: str, user_id: str, now: datetime) -> int:
-        async with self._reads() as session:
-            found = await session.execute(
-                select(func.count())
-                .select_from(ReviewCard)
-                .where(ReviewCard.platform == platform, ReviewCard.user_id == user_id)
-                .where(ReviewCard.due <= now)
-            )
-            return int(found.scalar_one())
+        # A Core read: `/quiz stats` and every daily click's reply ask for it.
+        [(count,)] = await self._read_rows(
+            select(func.count())
+            .select_from(ReviewCard)
+            .where(ReviewCard.platform == platform, ReviewCard.user_id == user_id)
+            .where(ReviewCard.due <= now)
+        )
+        return int(count)
 
     async def next_due(self, platform: str, user_id: str) -> datetime | None:
         async with self._reads() as session:

@@ -17,6 +17,7 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 
 from bot.storage import member_activity, recount
+from bot.storage.db_thread import begin_sqlite
 from bot.storage.models import Base
 from bot.storage.read_models import backfill_post_votes
 
@@ -120,6 +121,10 @@ def _sqlite_reader(url: str, *, echo: bool) -> AsyncEngine:
         pool_size=SQLITE_READERS,
         max_overflow=SQLITE_READER_BURST,
         pool_timeout=120,
+        # Every read ends its own transaction (SQLAlchemy's connection on close,
+        # a one-hop read in its thread): the pool's extra ROLLBACK on return
+        # would be one more hand-off to the connection's thread per read.
+        pool_reset_on_return=None,
     )
 
     @event.listens_for(engine.sync_engine, "connect")
@@ -132,7 +137,7 @@ def _sqlite_reader(url: str, *, echo: bool) -> AsyncEngine:
     def _on_begin(conn: Connection) -> None:
         # A deferred transaction: one snapshot for all of a read's queries,
         # taken at its first SELECT, and no lock that a writer waits for.
-        conn.exec_driver_sql("BEGIN")
+        begin_sqlite(conn, "BEGIN")
 
     return engine
 

@@ -15,13 +15,15 @@ and PostgreSQL alike).
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import weakref
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 from sqlalchemy import Connection, Engine, create_engine, event
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession, async_sessionmaker
+from sqlalchemy.exc import OperationalError
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, async_sessionmaker
 from sqlalchemy.orm import Session
 from sqlalchemy.pool import StaticPool
 
@@ -43,6 +45,24 @@ async def in_sqlite_thread(
     return result
 
 
+async def read_in_one_hop(engine: AsyncEngine, work: Callable[[Connection], T]) -> T:
+    """Run `work(connection)` in one read-only transaction (one snapshot) and
+    return what it returns: on SQLite as one hand-off to a read connection's
+    thread, on PostgreSQL on an ordinary connection (`run_sync`)."""
+    async with engine.connect() as connection:
+        if engine.dialect.name != "sqlite":
+            return await connection.run_sync(work)
+        raw = await connection.get_raw_connection()
+        driver: Any = raw.driver_connection
+
+        def transaction() -> T:
+            with _sync_engine(driver, "BEGIN").connect() as sync, sync.begin():
+                return work(sync)
+
+        result: T = await driver._execute(transaction)
+        return result
+
+
 async def write_in_one_hop(
     sessions: async_sessionmaker[AsyncSession], work: Callable[[Session], T]
 ) -> T:
@@ -61,7 +81,7 @@ async def write_in_one_hop(
         driver: Any = raw.driver_connection
 
         def transaction() -> T:
-            engine = _sync_engine(driver)
+            engine = _sync_engine(driver, "BEGIN IMMEDIATE")
             with Session(engine, expire_on_commit=False) as session, session.begin():
                 return work(session)
 
@@ -69,17 +89,35 @@ async def write_in_one_hop(
         return result
 
 
-def _sync_engine(driver: Any) -> Engine:
+def _sync_engine(driver: Any, begin: str) -> Engine:
+    """A synchronous engine over the aiosqlite connection's own sqlite3
+    connection, beginning its transactions with `begin`: "BEGIN IMMEDIATE"
+    on the write connection, as the async write engine does (the write lock
+    from the first statement, so a read-then-write cannot fail half-way),
+    and a deferred "BEGIN" on a read connection (one snapshot, no lock)."""
     engine = _SYNC_ENGINES.get(driver)
     if engine is None:
         conn: sqlite3.Connection = driver._conn
         engine = create_engine("sqlite://", creator=lambda: conn, poolclass=StaticPool)
 
         @event.listens_for(engine, "begin")
-        def _take_the_write_lock(connection: Connection) -> None:
-            # As the async write engine does (bot/storage/db.py): the write lock
-            # from the first statement, so a read-then-write cannot fail half-way.
-            connection.exec_driver_sql("BEGIN IMMEDIATE")
+        def _begin(connection: Connection) -> None:
+            begin_sqlite(connection, begin)
 
         _SYNC_ENGINES[driver] = engine
     return engine
+
+
+def begin_sqlite(connection: Connection, begin: str) -> None:
+    """Issue `begin`; on a connection that came back to its pool still inside
+    a transaction (a read cancelled half-way: read connections skip the pool's
+    ROLLBACK on return, a hand-off per read), end that one first."""
+    try:
+        connection.exec_driver_sql(begin)
+    except OperationalError as error:
+        if "within a transaction" not in str(error):
+            raise
+        # SQLAlchemy may have rolled the failed statement's connection back itself.
+        with contextlib.suppress(OperationalError):
+            connection.exec_driver_sql("ROLLBACK")
+        connection.exec_driver_sql(begin)

@@ -67,9 +67,8 @@ class ScoreStore(Store):
             return [RankRow(u, int(p), int(c), int(n)) for u, p, c, n in rows]
 
     async def user_totals(self, platform: str, user_id: str) -> UserTotals:
-        async with self._reads() as session:
-            found = await session.execute(read_models.member_questions(platform, user_id))
-            rows = [(q, int(n), int(c), int(p)) for q, n, c, p in found]
+        found = await self._read_rows(read_models.member_questions(platform, user_id))
+        rows = [(q, int(n), int(c), int(p)) for q, n, c, p in found]
         return UserTotals(
             answered=sum(n for _, n, _, _ in rows),
             correct=sum(c for _, _, c, _ in rows),
@@ -89,15 +88,13 @@ class ScoreStore(Store):
 
     async def member_streaks(self, platform: str, user_id: str) -> dict[int, tuple[int, int]]:
         """The member's (current, best) streak in each channel of the platform."""
-        async with self._reads() as session:
-            rows = await session.execute(read_models.member_streaks(platform, user_id))
-            return {channel: (current, best) for channel, current, best in rows}
+        rows = await self._read_rows(read_models.member_streaks(platform, user_id))
+        return {channel: (current, best) for channel, current, best in rows}
 
     async def streak(self, channel_id: int, user_id: str) -> int:
         """The member's current streak in the channel."""
-        async with self._reads() as session:
-            found = await session.execute(read_models.current_streak(channel_id, user_id))
-            return int(found.scalar_one_or_none() or 0)
+        rows = await self._read_rows(read_models.current_streak(channel_id, user_id))
+        return int(rows[0][0]) if rows else 0
 
     async def question_scores(self, channel_id: int, window: Window) -> list[QuestionScore]:
         """How each question posted in the channel during `window` was answered."""
