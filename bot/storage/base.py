@@ -48,14 +48,14 @@ class Store:
         self._reader: AsyncEngine = reads.kw["bind"]
         self._dialect = dialect
 
-    async def _read_rows(self, query: Any) -> Sequence[Any]:
+    async def _read_rows(self, query: Any, values: dict[str, Any] | None = None) -> Sequence[Any]:
         """The rows of one read-only query, on a Core connection of the read
         engine: for the reads every leaderboard makes, the ORM session's
         bookkeeping cost more than the query. On SQLite the whole read is one
         hand-off to the connection's thread (each hand-off is a thread wake-up
         and a turn of the event loop; a read made eight)."""
         return await read_in_one_hop(
-            self._reader, lambda connection: connection.execute(query).all()
+            self._reader, lambda connection: connection.execute(query, values).all()
         )
 
     def _insert(self, table: Any) -> Any:

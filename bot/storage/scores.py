@@ -52,12 +52,13 @@ class ScoreStore(Store):
     ) -> list[RankRow]:
         """Top members by points in a channel (channel_id) or a whole community,
         all time or in the week or month `key` ("2026-W49", "2026-12")."""
-        query = (
-            read_models.channel_board(channel_id, period, key, limit)
-            if channel_id is not None
-            else read_models.community_board(platform, community, period, key, limit)
-        )
-        rows = await self._read_rows(query)
+        if channel_id is not None:
+            query = read_models.board_query("channel", period, limit)
+            values = read_models.board_values(period, key, channel_id)
+        else:
+            query = read_models.board_query("community", period, limit)
+            values = read_models.board_values(period, key, platform=platform, community=community)
+        rows = await self._read_rows(query, values)
         return [RankRow(u, int(p), int(c), int(n)) for u, p, c, n in rows]
 
     async def past_week_board(self, channel_id: int, key: str, limit: int) -> list[RankRow]:
