@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import gc
 import json
 import sys
 import time
@@ -30,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from aiohttp import web
 
+from bot.heap import start_up_frozen
 from tests.fakes.fake_discord import (
     MANAGE_GUILD,
     MEMBER_PERMISSIONS,
@@ -88,28 +88,7 @@ async def clicks(
     rate: float,
 ) -> dict[str, Any]:
     """Open loop: click `count` times at `rate` per second, each click by the next
-    member, whether or not earlier clicks were answered; then collect the answers.
-
-    The fake's own heap is frozen meanwhile (what it holds grows with every
-    run): a full collection here paused its loop for tens of milliseconds,
-    which then sent the clicks held up as one burst, and both bots' p99 were
-    the instrument's pause rather than their own."""
-    gc.collect()
-    gc.freeze()
-    try:
-        return await _clicks(fake, message_id, custom_ids, first_member, count, rate)
-    finally:
-        gc.unfreeze()
-
-
-async def _clicks(
-    fake: TimedFakeDiscord,
-    message_id: str,
-    custom_ids: list[str],
-    first_member: int,
-    count: int,
-    rate: float,
-) -> dict[str, Any]:
+    member, whether or not earlier clicks were answered; then collect the answers."""
     loop = asyncio.get_running_loop()
     start = loop.time() + 0.05
     tokens: list[str] = []
@@ -197,8 +176,12 @@ async def serve(members: int) -> None:
             elif order["op"] == "question":
                 say(await newest_question(fake, order["channel"]))
             elif order["op"] == "clicks":
-                say(
-                    await clicks(
+                # The fake's heap is frozen while it clicks (what it holds grows
+                # with every run): a full collection paused its loop for tens
+                # of ms, then sent the clicks held up as one burst, and both
+                # bots' p99 were the instrument's pause rather than their own.
+                with start_up_frozen():
+                    result = await clicks(
                         fake,
                         order["message_id"],
                         order["custom_ids"],
@@ -206,7 +189,7 @@ async def serve(members: int) -> None:
                         order["count"],
                         order["rate"],
                     )
-                )
+                say(result)
     finally:
         await fake.close()
 

@@ -16,13 +16,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import and_, or_
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from bot.chat import Target
 from bot.storage.db_thread import read_in_one_hop
 from bot.storage.models import Channel, Post, Quiz, Schedule
 from bot.storage.records import ChannelInfo, PostInfo, QuizInfo, ScheduleInfo
+from bot.storage.sql import insert_for
 
 RUNNING = "running"
 
@@ -60,8 +60,7 @@ class Store:
 
     def _insert(self, table: Any) -> Any:
         """An INSERT that supports ON CONFLICT on this backend."""
-        module = postgresql if self._dialect == "postgresql" else sqlite
-        return module.insert(table)
+        return insert_for(self._dialect, table)
 
 
 def rowcount(result: Any) -> int:

@@ -12,11 +12,12 @@ from datetime import date, datetime
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import Integer, bindparam, func, select, union_all
+from sqlalchemy import Connection, Integer, bindparam, func, select, union_all
 
 from bot.quiz.rules import Period
 from bot.storage import member_activity, read_models
 from bot.storage.base import Store, channel_info
+from bot.storage.db_thread import read_in_one_hop
 from bot.storage.models import Channel, ChannelScore, DailyStreak, Post, PostVotes, Schedule
 from bot.storage.read_models import OPTIONS
 from bot.storage.records import ChannelInfo, RankRow
@@ -84,16 +85,18 @@ class DashboardStore(Store):
     async def member_record(self, platform: str, community: str, user_id: str) -> MemberRecord:
         """The member's answers to closed questions in the community, per UTC
         day and per question, from the read models the close keeps."""
-        async with self._reader.connect() as connection:
-            days = await connection.execute(
-                member_activity.member_days(platform, community, user_id)
-            )
-            per_day = [(day, int(points)) for day, points in days]
-            questions = await connection.execute(
+
+        def read(connection: Connection) -> MemberRecord:
+            days = connection.execute(member_activity.member_days(platform, community, user_id))
+            questions = connection.execute(
                 member_activity.member_questions(platform, community, user_id)
             )
-            per_question = [(q, int(n), int(c)) for q, n, c in questions]
-        return MemberRecord(per_day, per_question)
+            return MemberRecord(
+                [(day, int(points)) for day, points in days],
+                [(q, int(n), int(c)) for q, n, c in questions],
+            )
+
+        return await read_in_one_hop(self._reader, read)
 
     # -- figures for /metrics ------------------------------------------------------
 
@@ -127,9 +130,13 @@ class DashboardStore(Store):
         period key), read in one read-only transaction on a Core connection:
         one snapshot, and every channel's board in one statement per
         CHANNELS_PER_STATEMENT channels, each board still read from its index."""
-        async with self._reader.connect() as session:
-            wide = await session.execute(
-                read_models.community_board(platform, community, period, community_key, limit)
+
+        def read(connection: Connection) -> tuple[list[RankRow], dict[int, list[RankRow]]]:
+            wide = connection.execute(
+                read_models.board_query("community", period, limit),
+                read_models.board_values(
+                    period, community_key, platform=platform, community=community
+                ),
             )
             channels: dict[int, list[RankRow]] = {channel_id: [] for channel_id in keys}
             for chosen in _slices(list(keys)):
@@ -138,26 +145,29 @@ class DashboardStore(Store):
                     values[f"channel_{n}"] = channel_id
                     if period is not Period.ALL:
                         values[f"key_{n}"] = keys[channel_id]
-                rows = await session.execute(
-                    many_channel_boards(period, len(chosen), limit), values
-                )
+                rows = connection.execute(many_channel_boards(period, len(chosen), limit), values)
                 for channel_id, *row in rows:
                     channels[channel_id].append(_rank(row))
             return [_rank(row) for row in wide], channels
+
+        return await read_in_one_hop(self._reader, read)
 
     async def streak_boards(
         self, channel_ids: Sequence[int], limit: int
     ) -> dict[int, list[tuple[str, int, int]]]:
         """Each channel's streak board, (member, current, best), in one
         snapshot and one statement per CHANNELS_PER_STATEMENT channels."""
-        async with self._reader.connect() as session:
+
+        def read(connection: Connection) -> dict[int, list[tuple[str, int, int]]]:
             boards: dict[int, list[tuple[str, int, int]]] = {c: [] for c in channel_ids}
             for chosen in _slices(list(channel_ids)):
                 values = {f"channel_{n}": channel_id for n, channel_id in enumerate(chosen)}
-                rows = await session.execute(many_streak_boards(len(chosen), limit), values)
+                rows = connection.execute(many_streak_boards(len(chosen), limit), values)
                 for channel_id, user, current, best in rows:
                     boards[channel_id].append((user, int(current), int(best)))
             return boards
+
+        return await read_in_one_hop(self._reader, read)
 
 
 # A page's channel boards go to the database in statements of this many boards

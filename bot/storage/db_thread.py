@@ -29,8 +29,9 @@ from sqlalchemy.pool import StaticPool
 
 T = TypeVar("T")
 
-# One synchronous engine per aiosqlite connection, made on its first use and
-# gone with it (keyed by the aiosqlite object, which outlives nothing here).
+# One synchronous engine per aiosqlite connection, made on its first use. Weakly
+# keyed by the aiosqlite object: the engine holds only the sqlite3 connection,
+# so when the pool drops the aiosqlite connection its engine goes too.
 _SYNC_ENGINES: weakref.WeakKeyDictionary[Any, Engine] = weakref.WeakKeyDictionary()
 
 
@@ -39,9 +40,14 @@ async def in_sqlite_thread(
 ) -> T:
     """Run `work(sqlite3_connection)` in the worker thread of the aiosqlite
     connection behind `connection` (checked out, so nothing else uses it)."""
+    return await _in_thread(connection, lambda driver: work(driver._conn))
+
+
+async def _in_thread(connection: AsyncConnection, work: Callable[[Any], T]) -> T:
+    """Run `work(aiosqlite_connection)` as one hand-off to its worker thread."""
     raw = await connection.get_raw_connection()
     driver: Any = raw.driver_connection
-    result: T = await driver._execute(lambda: work(driver._conn))
+    result: T = await driver._execute(lambda: work(driver))
     return result
 
 
@@ -52,15 +58,12 @@ async def read_in_one_hop(engine: AsyncEngine, work: Callable[[Connection], T]) 
     async with engine.connect() as connection:
         if engine.dialect.name != "sqlite":
             return await connection.run_sync(work)
-        raw = await connection.get_raw_connection()
-        driver: Any = raw.driver_connection
 
-        def transaction() -> T:
+        def transaction(driver: Any) -> T:
             with _sync_engine(driver, "BEGIN").connect() as sync, sync.begin():
                 return work(sync)
 
-        result: T = await driver._execute(transaction)
-        return result
+        return await _in_thread(connection, transaction)
 
 
 async def write_in_one_hop(
@@ -77,16 +80,13 @@ async def write_in_one_hop(
         async with sessions.begin() as session:
             return await session.run_sync(work)
     async with engine.connect() as connection:
-        raw = await connection.get_raw_connection()
-        driver: Any = raw.driver_connection
 
-        def transaction() -> T:
-            engine = _sync_engine(driver, "BEGIN IMMEDIATE")
-            with Session(engine, expire_on_commit=False) as session, session.begin():
+        def transaction(driver: Any) -> T:
+            sync = _sync_engine(driver, "BEGIN IMMEDIATE")
+            with Session(sync, expire_on_commit=False) as session, session.begin():
                 return work(session)
 
-        result: T = await driver._execute(transaction)
-        return result
+        return await _in_thread(connection, transaction)
 
 
 def _sync_engine(driver: Any, begin: str) -> Engine:

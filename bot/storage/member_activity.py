@@ -18,7 +18,6 @@ from typing import Any
 from sqlalchemy import (
     Date,
     Integer,
-    String,
     bindparam,
     cast,
     delete,
@@ -27,11 +26,11 @@ from sqlalchemy import (
     select,
     type_coerce,
 )
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from bot.storage.models import Answer, Channel, CommunityMemberQuestion, MemberDay, Post
+from bot.storage.sql import insert_for, text_param
 
 _ANSWERS = Answer.__table__.c
 # Every table here, as (model, key columns, count columns).
@@ -64,11 +63,6 @@ def _counts(names: tuple[str, ...]) -> list[Any]:
     return [sums[name] for name in names]
 
 
-def _insert(dialect: str, model: Any) -> Any:
-    module = postgresql if dialect == "postgresql" else sqlite
-    return module.insert(model.__table__)
-
-
 # -- kept at close ---------------------------------------------------------------------
 
 
@@ -78,21 +72,16 @@ class _CloseStatements:
     questions: Any
 
 
-def _param(name: str, length: int) -> Any:
-    # Typed in the SQL: PostgreSQL cannot tell a bare parameter's type in a select list.
-    return cast(bindparam(name), String(length))
-
-
 def _upsert(dialect: str, model: Any, keys: tuple[str, ...], counts: tuple[str, ...]) -> Any:
     """INSERT … SELECT of the closing post's answers grouped by member (and
     day), each group added to the member's existing row; rows in key order, so
     two closers on PostgreSQL lock them in one order."""
     group: dict[str, Any] = {
-        "platform": _param("platform", 16),
+        "platform": text_param("platform", 16),
         "user_id": _ANSWERS.user_id,
-        "community": _param("community", 64),
+        "community": text_param("community", 64),
         "day": _utc_day(dialect),
-        "question_id": _param("question_id", 64),
+        "question_id": text_param("question_id", 64),
     }
     grouped = [group[key] for key in keys if key in ("user_id", "day")]
     answers = (
@@ -101,7 +90,7 @@ def _upsert(dialect: str, model: Any, keys: tuple[str, ...], counts: tuple[str, 
         .group_by(*grouped)
         .order_by(*grouped)
     )
-    stmt = _insert(dialect, model).from_select([*keys, *counts], answers)
+    stmt = insert_for(dialect, model).from_select([*keys, *counts], answers)
     row = model.__table__.c
     return stmt.on_conflict_do_update(
         index_elements=list(keys),

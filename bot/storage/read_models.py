@@ -33,7 +33,6 @@ from sqlalchemy import (
     select,
     update,
 )
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
@@ -50,6 +49,7 @@ from bot.storage.models import (
     PostVotes,
 )
 from bot.storage.prepared import Prepared
+from bot.storage.sql import insert_for, text_param
 
 # Every read-model table (the recount replaces them all).
 SCORE_TABLES = (ChannelScore, CommunityScore, MemberQuestion, DailyStreak)
@@ -414,7 +414,7 @@ def _close_statements(dialect: str) -> _CloseStatements:
             dialect,
             CommunityScore,
             ["platform", "community", "user_id"],
-            [_param("platform", 16), _param("community", 64)],
+            [text_param("platform", 16), text_param("community", 64)],
         ),
         member_questions=_counts_from_answers(dialect),
     )
@@ -429,16 +429,6 @@ def _streak_statement(dialect: Dialect) -> Prepared:
         columns = [c.name for c in DailyStreak.__table__.c]
         _STREAKS[dialect.name] = Prepared(_step_streak(dialect.name), dialect, columns)
     return _STREAKS[dialect.name]
-
-
-def _insert(dialect: str, model: Any) -> Any:
-    module = postgresql if dialect == "postgresql" else sqlite
-    return module.insert(model.__table__)
-
-
-def _param(name: str, length: int) -> Any:
-    # Typed in the SQL: PostgreSQL cannot tell a bare parameter's type in a select list.
-    return cast(bindparam(name), String(length))
 
 
 def _post_answers(*columns: Any) -> Any:
@@ -467,8 +457,8 @@ def _scores_from_answers(dialect: str, model: Any, keys: list[str], key_values: 
     values = [
         *key_values,
         _ANSWERS.user_id,
-        _param("week", 8),
-        _param("month", 8),
+        text_param("week", 8),
+        text_param("month", 8),
         null(),
         *tally,
         *tally,
@@ -481,7 +471,7 @@ def _scores_from_answers(dialect: str, model: Any, keys: list[str], key_values: 
     names = [*keys, "week", "month", "prev_week"]
     for prefix in ("", "week_", "month_", "prev_week_"):
         names += [f"{prefix}{n}" for n in ("points", "correct", "answered", "last_correct_at")]
-    stmt = _insert(dialect, model).from_select(names, _post_answers(*values))
+    stmt = insert_for(dialect, model).from_select(names, _post_answers(*values))
     return stmt.on_conflict_do_update(index_elements=keys, set_=_merged(model, stmt.excluded))
 
 
@@ -542,11 +532,11 @@ def _later(old: Any, new: Any) -> Any:
 
 
 def _counts_from_answers(dialect: str) -> Any:
-    stmt = _insert(dialect, MemberQuestion)
+    stmt = insert_for(dialect, MemberQuestion)
     answers = _post_answers(
-        _param("platform", 16),
+        text_param("platform", 16),
         _ANSWERS.user_id,
-        _param("question_id", 64),
+        text_param("question_id", 64),
         literal_column("1"),
         cast(_ANSWERS.correct, Integer),
         _ANSWERS.points,
@@ -568,7 +558,7 @@ def _counts_from_answers(dialect: str) -> Any:
 def _step_streak(dialect: str) -> Any:
     """Insert (1, 1) for a right first answer, (0, 0) for a wrong one; on an
     existing row a right answer extends the run and a wrong one ends it."""
-    stmt = _insert(dialect, DailyStreak)
+    stmt = insert_for(dialect, DailyStreak)
     row, new = DailyStreak.__table__.c, stmt.excluded
     # Literals in the SQL text: a Prepared statement binds column values only.
     one: Any = literal_column("1")
