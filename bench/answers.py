@@ -28,7 +28,7 @@ from bot.chat import Interaction, Target
 from bot.clock import SystemClock
 from bot.heap import start_up_frozen
 from bot.quiz.bank import load_banks
-from bot.quiz.render import parse_answer_custom_id
+from bot.quiz.buttons import parse_answer_custom_id
 from bot.quiz.service import QuizService
 from bot.storage.db import open_database, upgrade
 from bot.storage.repository import Repository

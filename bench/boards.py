@@ -33,7 +33,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.chat import Command
-from bot.quiz import render
+from bot.quiz import texts
 from bot.quiz.bank import load_banks
 from bot.quiz.service import QuizService
 from bot.storage.db import open_database, upgrade
@@ -120,7 +120,7 @@ async def measure(url: str, answers: int, calls: int, search_path: str | None = 
         adapter = NullAdapter()
         adapter.platform = PLATFORM
         service.register(adapter)
-        failed = render.failure().text
+        failed = texts.common.failure().text
         timings: dict[str, float] = {}
         for label, make in CALLS:
             command = make(info)

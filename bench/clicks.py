@@ -31,7 +31,7 @@ from boards import NOW, SEED, SHAPE
 from common import ROOT, HeldClock, NullAdapter
 
 from bot.chat import Command, Interaction, Target
-from bot.quiz import render
+from bot.quiz import texts
 from bot.quiz.bank import Catalog, load_banks
 from bot.quiz.service import QuizService
 from bot.storage.db import Database, create_engine, open_database, upgrade
@@ -93,7 +93,7 @@ class Clicker:
 async def boards_back_to_back(
     service: QuizService, command: Command, started: asyncio.Event, stop: asyncio.Event
 ) -> list[float]:
-    failed = render.failure().text
+    failed = texts.common.failure().text
     timings: list[float] = []
     while not stop.is_set():
         began = time.perf_counter()

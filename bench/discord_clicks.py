@@ -38,14 +38,14 @@ import discord
 from common import ROOT, postgres_schema
 from discord_fake_process import GUILD, MODERATOR, quiz_channel
 
-from bot.adapters import discord_platform
-from bot.adapters.discord_platform import DiscordAdapter, point_at
+from bot.adapters.discord import platform as discord_platform
+from bot.adapters.discord.platform import DiscordAdapter, point_at
 from bot.chat import Target
 from bot.clock import SystemClock
 from bot.config import Settings
 from bot.heap import start_up_frozen
 from bot.quiz.bank import load_banks
-from bot.quiz.render import parse_answer_custom_id
+from bot.quiz.buttons import parse_answer_custom_id
 from bot.quiz.service import QuizService
 from bot.storage.db import open_database, upgrade
 from bot.storage.repository import Repository

@@ -15,6 +15,7 @@ import typer
 from pydantic import ValidationError
 
 from bot.config import Settings, describe_errors, load_settings
+from bot.quiz import texts
 
 T = TypeVar("T")
 
@@ -87,7 +88,7 @@ def play(
     tag: Annotated[str | None, typer.Option(help="Only questions with this tag")] = None,
 ) -> None:
     """Play a live quiz in the terminal; your stats are kept between runs."""
-    from bot.console import play as play_quiz
+    from bot.adapters.console.frontends import play as play_quiz
     from bot.runner import open_runtime
 
     settings = _settings()
@@ -107,7 +108,7 @@ def review(
     count: Annotated[int, typer.Option(min=1, max=50, help="How many cards at most (1–50)")] = 10,
 ) -> None:
     """Review your due questions in the terminal (platform console, user local)."""
-    from bot.console import review as review_cards
+    from bot.adapters.console.frontends import review as review_cards
     from bot.runner import open_runtime
 
     settings = _settings()
@@ -130,7 +131,6 @@ def export_anki(
     ] = False,
 ) -> None:
     """Write a member's missed (or all answered) questions as an Anki package."""
-    from bot.quiz import render
     from bot.runner import open_runtime
 
     settings = _settings()
@@ -142,7 +142,7 @@ def export_anki(
 
     count, data = _run_on_database(settings, main())
     if not count:
-        typer.echo(render.nothing_to_export("all" if every else "missed").text, err=True)
+        typer.echo(texts.study.nothing_to_export("all" if every else "missed").text, err=True)
         raise typer.Exit(1)
     try:
         out.write_bytes(data)

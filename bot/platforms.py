@@ -12,8 +12,8 @@ from bot.quiz.service import QuizService
 
 # Each module defines `platform(settings, service) -> Platform`.
 PLATFORM_MODULES = {
-    "discord": "bot.adapters.discord_platform",
-    "slack": "bot.adapters.slack_platform",
+    "discord": "bot.adapters.discord.platform",
+    "slack": "bot.adapters.slack.platform",
 }
 
 

@@ -11,9 +11,9 @@ from collections.abc import AsyncIterator
 
 from aiohttp import web
 
+from bot.adapters.console.frontends import local_channel
 from bot.app import Runtime
 from bot.config import SETTINGS_HELP, Settings
-from bot.console import local_channel
 from bot.health import check_port_free, describe_bind_error, start_health_server
 from bot.heap import start_up_frozen
 from bot.platforms import Platform, StartError, build_platform

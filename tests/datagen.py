@@ -37,8 +37,8 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.chat import Target
+from bot.domain.rules import points_for, shuffled_order
 from bot.quiz.bank import Question, load_banks
-from bot.quiz.rules import points_for, shuffled_order
 
 ROOT = Path(__file__).resolve().parent.parent
 # The schema revision whose tables this module writes.

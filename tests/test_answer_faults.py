@@ -13,9 +13,9 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.chat import Interaction, Target
-from bot.quiz.render import parse_answer_custom_id
+from bot.domain.records import NewAnswer
+from bot.quiz.buttons import parse_answer_custom_id
 from bot.quiz.service import QuizService
-from bot.storage.records import NewAnswer
 from tests.conftest import CHANNEL, POSTGRES_URL, Host, _asyncpg_dsn
 
 

@@ -8,9 +8,9 @@ from datetime import timedelta
 import pytest
 
 from bot.chat import Interaction, Target
-from bot.quiz import render
-from bot.quiz.render import parse_answer_custom_id
-from bot.storage.records import NewAnswer
+from bot.domain.records import NewAnswer
+from bot.quiz import buttons
+from bot.quiz.buttons import parse_answer_custom_id
 from tests.conftest import CHANNEL, OTHER_CHANNEL, Host, ranking
 from tests.fakes.clock import FakeClock
 
@@ -135,7 +135,7 @@ async def test_click_after_the_quiz_was_stopped_is_closed(host: Host) -> None:
 async def test_forged_or_unknown_button_ids_are_unknown_questions(host: Host) -> None:
     await host.start(questions=1, seconds=20)
     real = host.current().message.buttons[0].custom_id
-    parsed = render.parse_answer_custom_id(real)
+    parsed = buttons.parse_answer_custom_id(real)
     assert parsed is not None
     post_id, _ = parsed
     forged = [
@@ -143,10 +143,10 @@ async def test_forged_or_unknown_button_ids_are_unknown_questions(host: Host) ->
         "garbage",
         real + ":1",
         real.replace(str(post_id), "x"),
-        render.answer_custom_id(post_id + 1000, 0),
-        render.answer_custom_id(post_id, 4),
-        render.answer_custom_id(post_id, 99),
-        render.answer_custom_id(10**30, 0),
+        buttons.answer_custom_id(post_id + 1000, 0),
+        buttons.answer_custom_id(post_id, 4),
+        buttons.answer_custom_id(post_id, 99),
+        buttons.answer_custom_id(10**30, 0),
     ]
 
     for custom_id in forged:

@@ -14,10 +14,10 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import and_, case, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from bot.quiz.rules import LEADERBOARD_SIZE, Period, Window, period_key, period_window, streaks
+from bot.domain.records import RankRow
+from bot.domain.rules import LEADERBOARD_SIZE, Period, Window, period_key, period_window, streaks
 from bot.storage.db import Database, check_read_models, upgrade
 from bot.storage.models import Answer, Channel, Post
-from bot.storage.records import RankRow
 from bot.storage.repository import Repository
 from tests.datagen import PLATFORM, generate
 

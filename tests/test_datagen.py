@@ -11,7 +11,7 @@ from pathlib import Path
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from bot.quiz.rules import points_for
+from bot.domain.rules import points_for
 from bot.storage.db import create_engine, upgrade
 from bot.storage.models import Answer, Channel, Post, Quiz
 from tests.datagen import SCHEMA_REVISION, GeneratedInfo, generate

@@ -13,7 +13,7 @@ from datetime import timedelta
 import pytest
 
 from bot.chat import DeliveryError, OutMessage, Target
-from bot.quiz import delivery, render
+from bot.quiz import delivery, texts
 from bot.quiz.service import QuizService
 from tests.conftest import CHANNEL, OTHER_CHANNEL, Host, restart, run_until
 from tests.fakes.clock import FakeClock
@@ -109,7 +109,7 @@ async def test_stopping_a_quiz_whose_next_question_waits_for_a_retry_posts_it_ne
     await host.start(questions=3, seconds=20)
     host.adapter.send_fault = fail_questions(1)
     await host.close_current()
-    assert (await host.command("stop")).text == render.quiz_stopped().text
+    assert (await host.command("stop")).text == texts.live.quiz_stopped().text
 
     await run_until(host, clock.now() + timedelta(minutes=2))
 

@@ -24,12 +24,12 @@ import discord
 import pytest
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from bot.adapters import discord_platform
-from bot.adapters.discord_platform import DiscordPlatform, QuizClient
+from bot.adapters.discord import platform as discord_platform
+from bot.adapters.discord.platform import DiscordPlatform, QuizClient
 from bot.clock import Clock, SystemClock
 from bot.config import Settings
 from bot.platforms import StartError
-from bot.quiz import render
+from bot.quiz import texts
 from bot.quiz.bank import Catalog
 from bot.quiz.service import QuizService
 from bot.storage.db import Database, open_database
@@ -724,7 +724,7 @@ async def test_closing_finishes_clicks_in_flight_and_asks_new_ones_to_retry(
         late = await fake.click(GUILD, PLAYER, question["id"], buttons[1]["custom_id"])
         reply, final = await fake.reply(late, within=5)
         assert reply.ephemeral
-        assert text_of(final) == render.restarting().text
+        assert text_of(final) == texts.common.restarting().text
         assert not closing.done()
         await held.release()
         await asyncio.wait_for(closing, 15)

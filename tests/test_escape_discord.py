@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from bot.quiz.escape_discord import escape_discord_markdown
+from bot.adapters.discord.escape import escape_discord_markdown
 
 SPECIAL = "\\*_~`|>#-[]()<@:"
 

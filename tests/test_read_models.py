@@ -16,11 +16,11 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.chat import Target
-from bot.quiz.render import parse_answer_custom_id
-from bot.quiz.rules import Period, streak_table, streaks
+from bot.domain.records import NewAnswer
+from bot.domain.rules import Period, streak_table, streaks
+from bot.quiz.buttons import parse_answer_custom_id
 from bot.storage import dashboard, read_models
 from bot.storage.db import check_read_models, rebuild_read_models
-from bot.storage.records import NewAnswer
 from bot.storage.repository import Repository
 from tests.conftest import CHANNEL, OTHER_CHANNEL, Host, run_until
 from tests.test_cli import run_cli

@@ -6,8 +6,8 @@ from __future__ import annotations
 import asyncio
 
 from bot.chat import DeliveryError
-from bot.quiz.render import parse_answer_custom_id
-from bot.storage.records import QuizInfo
+from bot.domain.records import QuizInfo
+from bot.quiz.buttons import parse_answer_custom_id
 from bot.storage.repository import Repository
 from tests.conftest import CHANNEL, Host, restart
 from tests.fakes.clock import FakeClock

@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.quiz.schedule import (
+from bot.domain.schedule_rules import (
     ALL_DAYS,
     DAY_NAMES,
     Rule,

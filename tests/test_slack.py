@@ -24,9 +24,9 @@ from typing import Any
 import pytest
 import yaml
 
-from bot.adapters.slack_blocks import blocks, escape
-from bot.adapters.slack_pacing import PRUNE_AFTER, ChannelPacer
-from bot.adapters.slack_platform import SlackPlatform
+from bot.adapters.slack.blocks import blocks, escape
+from bot.adapters.slack.pacing import PRUNE_AFTER, ChannelPacer
+from bot.adapters.slack.platform import SlackPlatform
 from bot.chat import Button, ButtonStyle, OutMessage
 from bot.clock import Clock, SystemClock
 from bot.config import Settings

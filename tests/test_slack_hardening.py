@@ -17,7 +17,7 @@ from urllib.parse import urlencode
 import pytest
 from slack_sdk.signature import SignatureVerifier
 
-from bot.adapters.slack_http import ReplayCache, RequestGate
+from bot.adapters.slack.http import ReplayCache, RequestGate
 from bot.quiz.bank import Catalog, load_banks
 from bot.quiz.escape import escape_name, escape_text
 from tests.conftest import ROOT

@@ -13,11 +13,11 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from bot.chat import Interaction, OutMessage, Target
+from bot.domain.records import NewAnswer
+from bot.domain.spaced_repetition import review as _review
 from bot.quiz.bank import Question
-from bot.quiz.review import APPLY_GRACE
 from bot.quiz.service import QuizService
-from bot.quiz.study import review as _review
-from bot.storage.records import NewAnswer
+from bot.quiz.study import APPLY_GRACE
 from tests.conftest import CHANNEL, Host, restart, run_until, shown_options
 from tests.test_submissions import button, submit
 from tests.test_submissions import click as moderator_click
@@ -384,7 +384,7 @@ async def test_cards_follow_the_member_to_other_channels_of_the_platform(host: H
 async def test_the_terminal_saves_an_exported_deck_and_types_letters_for_review_cards(
     host: Host, tmp_path: Path
 ) -> None:
-    from bot.adapters.console import CONSOLE_TARGET, LOCAL_USER, ConsoleAdapter
+    from bot.adapters.console.adapter import CONSOLE_TARGET, LOCAL_USER, ConsoleAdapter
     from bot.chat import Command
 
     shown = io.StringIO()

@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from bot.chat import Command, FormSubmission, Interaction, OutMessage, Target
-from bot.quiz import render
+from bot.quiz import buttons, texts
 from bot.quiz.bank import load_banks
 from bot.quiz.submissions import MAX_PENDING, parse_submission
 from bot.storage.db import open_database
@@ -42,7 +42,7 @@ def values(
 
 async def submit(host: Host, user: str = "author", target: Target = CHANNEL, **given: Any) -> Any:
     form = FormSubmission(
-        target, user, render.SUBMIT_FORM, values(**given), display_name=user, inline_errors=True
+        target, user, buttons.SUBMIT_FORM, values(**given), display_name=user, inline_errors=True
     )
     return await host.service.handle_form(form)
 
@@ -65,7 +65,7 @@ async def click(
 
 async def test_a_member_opens_the_form_and_a_valid_question_is_queued(host: Host) -> None:
     opened = await host.command("submit", user="author", moderator=False)
-    assert opened.form is not None and opened.form.form_id == render.SUBMIT_FORM
+    assert opened.form is not None and opened.form.form_id == buttons.SUBMIT_FORM
     assert [field.key for field in opened.form.fields] == [
         "prompt",
         "options",
@@ -96,7 +96,7 @@ async def test_a_bad_question_is_refused_with_the_problem_per_field(host: Host) 
 
 
 async def test_a_closed_form_keeps_what_was_typed_for_the_author_only(host: Host) -> None:
-    form = FormSubmission(CHANNEL, "author", render.SUBMIT_FORM, values(answer="Z"))
+    form = FormSubmission(CHANNEL, "author", buttons.SUBMIT_FORM, values(answer="Z"))
     reply = await host.service.handle_form(form)
     assert reply.message is not None and "Edit my question" in reply.message.text
     edit = button(reply.message, "Edit my question")
@@ -160,7 +160,7 @@ async def test_accepted_questions_are_drawn_in_their_community_only(host: Host) 
     await host.start(OTHER_CHANNEL, questions=1, bank="community", tag="collectives")
     # ... but another community has no such question.
     elsewhere = await host.command("start", ELSEWHERE, bank="community")
-    assert elsewhere.text == render.no_questions("community", None).text
+    assert elsewhere.text == texts.live.no_questions("community", None).text
     everything = await host.service.questions.pool(ELSEWHERE, None, None)
     assert not [q for q in everything if q.startswith("community-")]
 
@@ -191,7 +191,7 @@ async def test_reject_with_a_reason_and_skip(host: Host) -> None:
     assert "First question?" in again.text  # round to the oldest
 
     opened = await click(host, button(card, "Reject"))
-    assert opened.form is not None and opened.form.form_id.startswith(render.REJECT_FORM)
+    assert opened.form is not None and opened.form.form_id.startswith(buttons.REJECT_FORM)
     form = FormSubmission(
         CHANNEL,
         "mod",
@@ -218,12 +218,12 @@ async def _yes(_role: str | None) -> bool:
 async def test_non_moderators_cannot_review_or_remove(host: Host) -> None:
     await submit(host)
     refused = await host.command("submissions", user="member", moderator=False)
-    assert refused.text.startswith(render.not_moderator("review submissions").text[:20])
+    assert refused.text.startswith(texts.common.not_moderator("review submissions").text[:20])
     card = await host.command("submissions")
     for label in ("Accept", "Reject", "Skip"):
         reply = await click(host, button(card, label), moderator=False, user="member")
         assert "moderator" in reply.text and reply.form is None
-    form = FormSubmission(CHANNEL, "member", f"{render.REJECT_FORM}:1", {"reason": "no"})
+    form = FormSubmission(CHANNEL, "member", f"{buttons.REJECT_FORM}:1", {"reason": "no"})
     reply = await host.service.handle_form(form)
     assert reply.message is not None and "moderator" in reply.message.text
     removed = await host.command(
@@ -243,7 +243,7 @@ async def test_a_moderator_removes_a_community_question(host: Host) -> None:
     assert "not a question" in (await host.command("remove-question", id="pdt-01")).text
     assert "Removed" in (await host.command("remove-question", id=question_id)).text
     reply = await host.command("start", bank="community")
-    assert reply.text == render.no_questions("community", None).text
+    assert reply.text == texts.live.no_questions("community", None).text
 
 
 def _command(name: str, target: Target, question_id: str) -> Any:
@@ -306,7 +306,7 @@ async def test_a_daily_schedule_draws_the_community_bank(host: Host) -> None:
     elsewhere = await host.command(
         "schedule", ELSEWHERE, action="daily", time="10:00", bank="community"
     )
-    assert elsewhere.text == render.no_questions("community", None).text
+    assert elsewhere.text == texts.live.no_questions("community", None).text
 
 
 async def test_a_community_question_is_revealed_after_a_restart(host: Host) -> None:
@@ -377,7 +377,7 @@ def test_the_commands_typed_as_text() -> None:
 async def test_a_draft_keeps_only_the_forms_fields_cut_to_their_boxes(host: Host) -> None:
     typed = {**values(), "prompt": "x" * 5000, "extra": "y" * 5000}
     reply = await host.service.handle_form(
-        FormSubmission(CHANNEL, "author", render.SUBMIT_FORM, typed)
+        FormSubmission(CHANNEL, "author", buttons.SUBMIT_FORM, typed)
     )
     assert reply.message is not None and "At most 1000 characters" in reply.message.text
     reopened = await host.service.handle_click(

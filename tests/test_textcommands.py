@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.quiz import render
+from bot.quiz import texts
 from bot.textcommands import ParsedCommand, UsageError, parse
 
 BANK = "pytorch-distributed-training"
@@ -55,8 +55,8 @@ def test_start_refuses_what_it_cannot_place(text: str, problem: str) -> None:
 
 def test_help_and_usage_show_the_same_start_shape() -> None:
     shape = "/quiz start [questions] [seconds] [bank] [tag]"
-    assert shape in render.help_message().text
-    assert shape in render.usage_error("unknown command `x`").text
+    assert shape in texts.usage.help_message().text
+    assert shape in texts.usage.usage_error("unknown command `x`").text
 
 
 def test_dashboard_is_typed_alone() -> None:

@@ -5,6 +5,7 @@ id, so importing a newer export updates the notes instead of adding copies."""
 from __future__ import annotations
 
 import hashlib
+import html
 import itertools
 import sqlite3
 import tempfile
@@ -15,15 +16,16 @@ from pathlib import Path
 
 import genanki
 
-from bot.quiz import render
-from bot.quiz.bank import Bank, Question
+from bot.quiz.bank import LETTERS, Bank, Question
+
+ANKI_FIELDS = ("Prompt", "Options", "Answer", "Explanation")
 
 # Fixed ids: Anki matches a re-imported note type and deck by them.
 MODEL_ID = 1_734_120_001
 MODEL = genanki.Model(
     MODEL_ID,
     "Quizmaster question",
-    fields=[{"name": name} for name in render.ANKI_FIELDS],
+    fields=[{"name": name} for name in ANKI_FIELDS],
     templates=[
         {
             "name": "Question",
@@ -55,7 +57,7 @@ def package(questions: Sequence[tuple[Bank, Question]], timestamp: float) -> byt
         deck.add_note(
             genanki.Note(
                 model=MODEL,
-                fields=list(render.anki_fields(question)),
+                fields=list(anki_fields(question)),
                 tags=[*question.tags, question.difficulty, bank.id],
                 guid=note_guid(question.id),
             )
@@ -79,3 +81,15 @@ def _write(made: genanki.Package, timestamp: float) -> bytes:
             archive.write(path, "collection.anki2")
             archive.writestr("media", "{}")
         return out.getvalue()
+
+
+def anki_fields(question: Question) -> tuple[str, str, str, str]:
+    """A question's note fields (HTML): prompt, options lettered in bank order,
+    the answer, the explanation."""
+    options = "<br>".join(
+        f"<b>{LETTERS[index]}.</b> {html.escape(option)}"
+        for index, option in enumerate(question.options)
+    )
+    right = question.options[question.answer_index]
+    answer = f"<b>{question.answer}.</b> {html.escape(right)}"
+    return html.escape(question.prompt), options, answer, html.escape(question.explanation)

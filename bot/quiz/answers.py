@@ -8,14 +8,14 @@ from collections.abc import Callable
 
 from bot.chat import Interaction, OutMessage
 from bot.clock import Clock
-from bot.quiz import render
+from bot.domain.records import NewAnswer, PostInfo
+from bot.domain.rules import points_for
+from bot.quiz import buttons, texts
 from bot.quiz.posting import Posting
 from bot.quiz.questions import Questions
-from bot.quiz.review import Study
-from bot.quiz.rules import points_for
 from bot.quiz.scores import Scores
+from bot.quiz.study import Study
 from bot.storage.answer_writer import AnswerWriter
-from bot.storage.records import NewAnswer, PostInfo
 from bot.storage.repository import Repository
 
 
@@ -41,9 +41,9 @@ class Answers:
         self.wake = wake
 
     async def answer(self, interaction: Interaction) -> OutMessage:
-        parsed = render.parse_answer_custom_id(interaction.custom_id)
+        parsed = buttons.parse_answer_custom_id(interaction.custom_id)
         if parsed is None:
-            return render.unknown_question()
+            return texts.questions.unknown_question()
         post_id, slot = parsed
         post = await self.posting.post(post_id)
         if (
@@ -52,10 +52,10 @@ class Answers:
             or post.target.channel != interaction.target.channel
             or slot >= len(post.option_order)
         ):
-            return render.unknown_question()
+            return texts.questions.unknown_question()
         now = self.clock.now()
         if post.closed_at is not None or now >= post.closes_at:
-            return render.question_closed(post.correct_slot)
+            return texts.questions.question_closed(post.correct_slot)
 
         live = post.kind == "live"
         correct = slot == post.correct_slot
@@ -67,12 +67,12 @@ class Answers:
         if not stored:
             earlier = await self.repository.answers.answer_slot(post.id, interaction.user_id)
             if earlier is not None:
-                return render.already_answered(earlier)
-            return render.question_closed(post.correct_slot)
+                return texts.questions.already_answered(earlier)
+            return texts.questions.question_closed(post.correct_slot)
 
         if live and post.quiz_id is not None:
             await self._close_when_everyone_answered(post)
-            return render.locked_in(slot)
+            return texts.questions.locked_in(slot)
         await self.questions.ensure([post.question_id])
         question = self.questions.question(post.question_id)
         explanation = question.explanation if question else ""
@@ -81,7 +81,9 @@ class Answers:
             # The nudge: a daily answer is a good moment to mention due reviews.
             streak = await self.scores.current_streak(post.channel_id, interaction.user_id)
             due = await self.study.due_count(post.target.platform, interaction.user_id)
-        return render.daily_feedback(slot, correct, post.correct_slot, explanation, streak, due)
+        return texts.questions.daily_feedback(
+            slot, correct, post.correct_slot, explanation, streak, due
+        )
 
     async def _close_when_everyone_answered(self, post: PostInfo) -> None:
         if post.expected_players is None:

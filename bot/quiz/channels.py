@@ -9,10 +9,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from bot.chat import DeliveryError, OutMessage, Target
 from bot.clock import Clock
-from bot.quiz import render
-from bot.quiz.connections import Connections
-from bot.quiz.delivery import within_deadline
-from bot.quiz.rules import (
+from bot.domain.records import ChannelInfo
+from bot.domain.rules import (
     MAX_DAILY_WINDOW_HOURS,
     MAX_GRACE_MINUTES,
     MIN_DAILY_WINDOW_HOURS,
@@ -20,8 +18,10 @@ from bot.quiz.rules import (
     as_int,
     check_range,
 )
+from bot.quiz import texts
+from bot.quiz.connections import Connections
+from bot.quiz.delivery import within_deadline
 from bot.storage.channels import ChannelStore
-from bot.storage.records import ChannelInfo
 
 log = logging.getLogger(__name__)
 
@@ -101,12 +101,12 @@ class ChannelSettings:
         """`config show` (no key) or `config set <key> <value>`."""
         channel = await self.channel(target)
         if key is None:
-            return render.channel_settings(channel)
+            return texts.settings.channel_settings(channel)
         key = key.lower()
-        if key not in render.CONFIG_KEYS:
-            return render.unknown_setting(key)
+        if key not in texts.settings.CONFIG_KEYS:
+            return texts.settings.unknown_setting(key)
         if value is None or not value.strip():
-            return render.setting_needs_value(key)
+            return texts.settings.setting_needs_value(key)
         value = value.strip()
         if key in ("moderator-role", "moderator-group"):
             cleared = value.lower() in CLEAR_WORDS
@@ -115,11 +115,11 @@ class ChannelSettings:
         elif key == "mentions":
             switch = ON_OFF.get(value.lower())
             if switch is None:
-                return render.bad_value(f"mentions must be on or off (got {value})")
+                return texts.common.bad_value(f"mentions must be on or off (got {value})")
             channel = await self.update_channel(channel, mentions=switch)
         elif key == "timezone":
             if not _known_zone(value):
-                return render.unknown_timezone(value)
+                return texts.settings.unknown_timezone(value)
             channel = await self.update_channel(channel, timezone=value)
         elif key in NUMBER_SETTINGS:
             label, column, low, high = NUMBER_SETTINGS[key]
@@ -130,9 +130,9 @@ class ChannelSettings:
                 else check_range(label, number, low, high)
             )
             if problem:
-                return render.bad_value(problem)
+                return texts.common.bad_value(problem)
             channel = await self.update_channel(channel, **{column: number})
-        return render.setting_changed(key, channel)
+        return texts.settings.setting_changed(key, channel)
 
     async def update_channel(
         self, channel: ChannelInfo, **values: str | bool | int | None
@@ -143,7 +143,7 @@ class ChannelSettings:
 
     async def delivery_failed(self, target: Target, error: DeliveryError) -> None:
         """Remember why the platform refused a post here, so timed posts stop
-        and moderators are told (see `render.channel_settings`)."""
+        and moderators are told (see `texts.settings.channel_settings`)."""
         if not error.permanent:
             return
         channel = await self.channel(target)

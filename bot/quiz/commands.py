@@ -8,12 +8,12 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from bot.chat import Command, FormReply, FormSubmission, Interaction, OutMessage, Target
-from bot.quiz import render
+from bot.quiz import buttons, texts
 from bot.quiz.channels import ChannelSettings
 from bot.quiz.live import LiveQuizzes
-from bot.quiz.review import Study
 from bot.quiz.scheduler import Scheduler
 from bot.quiz.scores import Scores
+from bot.quiz.study import Study
 from bot.quiz.submissions import Submissions
 
 Handler = Callable[[Command], Awaitable[OutMessage]]
@@ -88,7 +88,7 @@ class Commands:
     async def run(self, command: Command) -> OutMessage:
         spec = self.table.get(command.name)
         if spec is None:
-            return render.unknown_command(command.name)
+            return texts.usage.unknown_command(command.name)
         if not spec.open_to_all(command.args):
             refusal = await self._refusal(spec, command)
             if refusal is not None:
@@ -104,17 +104,17 @@ class Commands:
         channel = await self.channels.channel(event.target)
         if await event.by_moderator(channel.moderator_role):
             return None
-        return render.not_moderator(spec.moderator_action, channel.moderator_role)
+        return texts.common.not_moderator(spec.moderator_action, channel.moderator_role)
 
     # -- review buttons and forms -------------------------------------------------
 
     async def click(self, click: Interaction) -> OutMessage:
-        """A review button (`render.review_custom_id`)."""
-        parsed = render.parse_numbered_id(
-            click.custom_id, render.REVIEW_PREFIX, render.REVIEW_VERBS
+        """A review button (`buttons.submission_custom_id`)."""
+        parsed = buttons.parse_numbered_id(
+            click.custom_id, buttons.SUBMISSION_PREFIX, buttons.SUBMISSION_VERBS
         )
         if parsed is None:
-            return render.unknown_question()
+            return texts.questions.unknown_question()
         verb, number = parsed
         if verb == "edit":  # the author's own draft: anyone, for their own
             return await self.submissions.reopen(click, number)
@@ -128,11 +128,11 @@ class Commands:
         return await self.submissions.skip(click, number)
 
     async def form(self, form: FormSubmission) -> FormReply:
-        if form.form_id == render.SUBMIT_FORM:
+        if form.form_id == buttons.SUBMIT_FORM:
             return await self.submissions.submitted(form)
-        parsed = render.parse_numbered_id(form.form_id, render.FORM_PREFIX, ("reject",))
+        parsed = buttons.parse_numbered_id(form.form_id, buttons.FORM_PREFIX, ("reject",))
         if parsed is None:
-            return FormReply({}, render.unknown_question())
+            return FormReply({}, texts.questions.unknown_question())
         refusal = await self._refusal(self.table["submissions"], form)
         if refusal is not None:
             return FormReply({}, refusal)
@@ -166,7 +166,7 @@ class Commands:
 
     async def _forget_me(self, command: Command) -> OutMessage:
         forgotten = await self.scores.forget_user(command.target.platform, command.user_id)
-        return render.forgotten(forgotten)
+        return texts.boards.forgotten(forgotten)
 
     async def _review(self, command: Command) -> OutMessage:
         return await self.study.start_review(
@@ -185,15 +185,15 @@ class Commands:
 
     async def _dashboard(self, command: Command) -> OutMessage:
         if self.links is None:
-            return render.dashboard_off()
-        return render.dashboard_links(
+            return texts.usage.dashboard_off()
+        return texts.usage.dashboard_links(
             self.links.community(command.target),
             self.links.member(command.target, command.user_id),
             self.links.hours,
         )
 
     async def _help(self, command: Command) -> OutMessage:
-        return render.help_message()
+        return texts.usage.help_message()
 
     async def _submit(self, command: Command) -> OutMessage:
         return await self.submissions.open_form(command)

@@ -8,7 +8,7 @@ No platform library is imported here: the rules are small and written out.
 
 from __future__ import annotations
 
-from bot.quiz.escape_discord import escape_discord_markdown
+from bot.adapters.discord.escape import escape_discord_markdown  # moved to the dialect next
 
 # Slack reads &, < and > as control characters in every text it parses.
 _SLACK = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})

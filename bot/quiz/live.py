@@ -10,13 +10,8 @@ from datetime import timedelta
 
 from bot.chat import DeliveryError, OutMessage, Target
 from bot.clock import Clock
-from bot.quiz import render
-from bot.quiz.channels import ChannelSettings
-from bot.quiz.connections import Connections
-from bot.quiz.delivery import LIVE_PUBLISH_WINDOW, PUBLISH_LEASE, within_deadline
-from bot.quiz.posting import Delivery, Posting
-from bot.quiz.questions import Questions
-from bot.quiz.rules import (
+from bot.domain.records import PostInfo, QuizInfo
+from bot.domain.rules import (
     DEFAULT_QUESTIONS,
     DEFAULT_SECONDS,
     LEADERBOARD_SIZE,
@@ -28,7 +23,12 @@ from bot.quiz.rules import (
     check_range,
     shuffled_order,
 )
-from bot.storage.records import PostInfo, QuizInfo
+from bot.quiz import texts
+from bot.quiz.channels import ChannelSettings
+from bot.quiz.connections import Connections
+from bot.quiz.delivery import LIVE_PUBLISH_WINDOW, PUBLISH_LEASE, within_deadline
+from bot.quiz.posting import Delivery, Posting
+from bot.quiz.questions import Questions
 from bot.storage.repository import Repository
 
 log = logging.getLogger(__name__)
@@ -78,24 +78,24 @@ class LiveQuizzes:
         count = as_int(questions, DEFAULT_QUESTIONS)
         limit = as_int(seconds, DEFAULT_SECONDS)
         if count is None:
-            return render.bad_value(f"questions must be a whole number (got {questions})")
+            return texts.common.bad_value(f"questions must be a whole number (got {questions})")
         if limit is None:
-            return render.bad_value(f"seconds must be a whole number (got {seconds})")
+            return texts.common.bad_value(f"seconds must be a whole number (got {seconds})")
         problem = check_range("questions", count, MIN_QUESTIONS, MAX_QUESTIONS) or check_range(
             "seconds", limit, MIN_SECONDS, MAX_SECONDS
         )
         if problem:
-            return render.bad_value(problem)
+            return texts.common.bad_value(problem)
         if not self.questions.known_bank(bank):
-            return render.unknown_bank(bank or "", self.questions.bank_names())
+            return texts.live.unknown_bank(bank or "", self.questions.bank_names())
         pool = await self.questions.pool(target, bank, tag)
         if not pool:
-            return render.no_questions(bank, tag)
+            return texts.live.no_questions(bank, tag)
 
         quizzes = self.repository.quizzes
         channel = await self.channels.channel(target)
         if await quizzes.running_quiz(channel.id):
-            return render.quiz_already_running()
+            return texts.live.quiz_already_running()
         drawn = await quizzes.draw(channel.id, pool, min(count, len(pool)), self.rng)
         quiz = await quizzes.create_quiz(
             channel.id,
@@ -108,34 +108,34 @@ class LiveQuizzes:
             now=self.clock.now(),
         )
         if quiz is None:
-            return render.quiz_already_running()
+            return texts.live.quiz_already_running()
         outcome = await self._post_next(quiz, announce_failure=False)
         if outcome is not None and outcome.refused:
-            return render.cannot_post(outcome.problem or "refused")
+            return texts.common.cannot_post(outcome.problem or "refused")
         if channel.delivery_problem is not None:
             await self.channels.update_channel(channel, delivery_problem=None)
         if outcome is not None and outcome.retrying:
-            return render.quiz_start_delayed(quiz.total, limit, outcome.problem or "no answer")
-        return render.quiz_started(quiz.total, limit)
+            return texts.live.quiz_start_delayed(quiz.total, limit, outcome.problem or "no answer")
+        return texts.live.quiz_started(quiz.total, limit)
 
     async def stop(self, target: Target) -> OutMessage:
         channel = await self.channels.channel(target)
         quizzes = self.repository.quizzes
         quiz = await quizzes.running_quiz(channel.id)
         if quiz is None or not await quizzes.end_quiz(quiz.id, "stopped", self.clock.now()):
-            return render.no_quiz_running()
+            return texts.live.no_quiz_running()
         for post_id in await self.repository.posts.open_posts(quiz.id):
             await self.close_post(post_id)
         await self._post_scoreboard(quiz, channel.target, stopped=True)
-        return render.quiz_stopped()
+        return texts.live.quiz_stopped()
 
     async def skip(self, target: Target) -> OutMessage:
         channel = await self.channels.channel(target)
         post_id = await self.repository.posts.open_post_in_channel(channel.id)
         if post_id is None:
-            return render.no_quiz_running()
+            return texts.live.no_quiz_running()
         await self.close_post(post_id)
-        return render.question_skipped()
+        return texts.live.question_skipped()
 
     # -- moving on ----------------------------------------------------------------
 
@@ -227,7 +227,9 @@ class LiveQuizzes:
                     await within_deadline(
                         adapter.send(
                             post.target,
-                            render.quiz_ended_undeliverable(post.sequence, problem or "refused"),
+                            texts.live.quiz_ended_undeliverable(
+                                post.sequence, problem or "refused"
+                            ),
                         )
                     )
             except Exception as error:
@@ -246,7 +248,9 @@ class LiveQuizzes:
         try:
             if adapter is not None:
                 names = await self.channels.names(target, [row.user_id for row in result.rows])
-                message = render.scoreboard(result, target.platform, stopped=stopped, names=names)
+                message = texts.boards.scoreboard(
+                    result, target.platform, stopped=stopped, names=names
+                )
                 await within_deadline(adapter.send(target, message))
         except DeliveryError as error:
             log.warning("cannot post the scoreboard in %s: %s", target, error)

@@ -16,8 +16,9 @@ from datetime import timedelta
 
 from bot.chat import DeliveryError, MessageRef
 from bot.clock import Clock
+from bot.domain.records import PostInfo
 from bot.metrics import Metrics
-from bot.quiz import render
+from bot.quiz import texts
 from bot.quiz.channels import ChannelSettings
 from bot.quiz.connections import Connections
 from bot.quiz.delivery import (
@@ -29,9 +30,8 @@ from bot.quiz.delivery import (
     within_deadline,
 )
 from bot.quiz.questions import Questions
-from bot.quiz.review import Study
 from bot.quiz.scores import Scores
-from bot.storage.records import PostInfo
+from bot.quiz.study import Study
 from bot.storage.repository import Repository
 
 log = logging.getLogger(__name__)
@@ -113,13 +113,13 @@ class Posting:
             self.cache.remember(post)
         return post
 
-    async def view(self, post: PostInfo, total: int | None) -> render.QuestionView | None:
+    async def view(self, post: PostInfo, total: int | None) -> texts.questions.QuestionView | None:
         await self.questions.ensure([post.question_id])
         question = self.questions.question(post.question_id)
         bank = self.questions.bank_of(post.question_id)
         if question is None or bank is None:
             return None
-        return render.QuestionView(
+        return texts.questions.QuestionView(
             post_id=post.id,
             bank_title=bank.title,
             question=question,
@@ -150,7 +150,7 @@ class Posting:
             if adapter is None:
                 raise DeliveryError(f"no {post.target.platform} connection here")
             message = replace(
-                render.question(view, post.target.platform),
+                texts.questions.question(view, post.target.platform),
                 idempotency_key=f"qm-post-{post.id}",
             )
             ref = await within_deadline(adapter.send(post.target, message))
@@ -254,7 +254,7 @@ class Posting:
                 await within_deadline(
                     adapter.edit(
                         MessageRef(post.target, post.message_id),
-                        render.reveal(
+                        texts.questions.reveal(
                             view, post.correct_slot, tally, post.target.platform, names, leaders
                         ),
                     )

@@ -17,15 +17,9 @@ from functools import partial
 
 from bot.chat import DeliveryError, OutMessage, Target
 from bot.clock import Clock
-from bot.quiz import render
-from bot.quiz.channels import ChannelSettings
-from bot.quiz.connections import Connections
-from bot.quiz.delivery import PUBLISH_LEASE, within_deadline
-from bot.quiz.jobs import Jobs
-from bot.quiz.posting import Posting
-from bot.quiz.questions import Questions
-from bot.quiz.rules import LEADERBOARD_SIZE, Window, shuffled_order, week_key
-from bot.quiz.schedule import (
+from bot.domain.records import PostInfo, ScheduleInfo
+from bot.domain.rules import LEADERBOARD_SIZE, Window, shuffled_order, week_key
+from bot.domain.schedule_rules import (
     Rule,
     ScheduleError,
     catch_up,
@@ -36,8 +30,14 @@ from bot.quiz.schedule import (
     parse_weekday,
     parse_zone,
 )
+from bot.quiz import texts
+from bot.quiz.channels import ChannelSettings
+from bot.quiz.connections import Connections
+from bot.quiz.delivery import PUBLISH_LEASE, within_deadline
+from bot.quiz.jobs import Jobs
+from bot.quiz.posting import Posting
+from bot.quiz.questions import Questions
 from bot.quiz.scores import Scores
-from bot.storage.records import PostInfo, ScheduleInfo
 from bot.storage.repository import Repository
 
 log = logging.getLogger(__name__)
@@ -98,10 +98,10 @@ class Scheduler:
         """`/quiz schedule daily|leaderboard|show|off …`; the caller checked who may."""
         action = (args.get("action") or "show").lower()
         if action not in ACTIONS:
-            return render.unknown_schedule_action(action)
+            return texts.settings.unknown_schedule_action(action)
         missing = [option for option in ACTIONS[action] if not args.get(option)]
         if missing:
-            return render.schedule_needs(missing[0])
+            return texts.settings.schedule_needs(missing[0])
         try:
             if action == DAILY:
                 return await self._set_daily(target, user_id, args)
@@ -110,13 +110,13 @@ class Scheduler:
             if action == "off":
                 return await self._turn_off(target, args.get("which"))
         except ScheduleError as problem:
-            return render.schedule_problem(str(problem))
+            return texts.settings.schedule_problem(str(problem))
         return await self.show(target)
 
     async def show(self, target: Target) -> OutMessage:
         channel = await self.channels.channel(target)
         found = await self.repository.schedules.schedules_of(channel.id)
-        return render.schedule_list([self._view(schedule) for schedule in found], channel)
+        return texts.settings.schedule_list([self._view(schedule) for schedule in found], channel)
 
     async def _set_daily(self, target: Target, user_id: str, args: Mapping[str, str]) -> OutMessage:
         channel = await self.channels.channel(target)
@@ -127,9 +127,9 @@ class Scheduler:
         )
         bank, tag = args.get("bank") or None, args.get("tag") or None
         if not self.questions.known_bank(bank):
-            return render.unknown_bank(bank or "", self.questions.bank_names())
+            return texts.live.unknown_bank(bank or "", self.questions.bank_names())
         if not await self.questions.pool(target, bank, tag):
-            return render.no_questions(bank, tag)
+            return texts.live.no_questions(bank, tag)
         return await self._save(target, user_id, DAILY, rule, bank, tag)
 
     async def _set_leaderboard(
@@ -154,7 +154,7 @@ class Scheduler:
     ) -> OutMessage:
         channel = await self.channels.channel(target)
         now = self.clock.now()
-        view = render.ScheduleView(
+        view = texts.settings.ScheduleView(
             kind=kind,
             at_time=rule.at.strftime("%H:%M"),
             zone=rule.zone.key,
@@ -176,19 +176,19 @@ class Scheduler:
             now=now,
         )
         self.wake()
-        return render.schedule_saved(view)
+        return texts.settings.schedule_saved(view)
 
     async def _turn_off(self, target: Target, which: str | None) -> OutMessage:
         kinds = list(KINDS) if not which or which.lower() in ("all", "both") else [which.lower()]
         if kinds[0] not in KINDS:
-            return render.not_a_schedule(which or "")
+            return texts.settings.not_a_schedule(which or "")
         channel = await self.channels.channel(target)
         removed = await self.repository.schedules.delete_schedules(channel.id, kinds)
-        return render.schedules_off(kinds, removed)
+        return texts.settings.schedules_off(kinds, removed)
 
-    def _view(self, schedule: ScheduleInfo) -> render.ScheduleView:
+    def _view(self, schedule: ScheduleInfo) -> texts.settings.ScheduleView:
         zone = parse_zone(schedule.zone)
-        return render.ScheduleView(
+        return texts.settings.ScheduleView(
             kind=schedule.kind,
             at_time=schedule.at_time,
             zone=schedule.zone,
@@ -375,7 +375,7 @@ class Scheduler:
             await self.questions.ensure([hardest.question_id])
         question = self.questions.question(hardest.question_id) if hardest else None
         hard = (
-            render.Hardest(question.prompt, hardest.correct, hardest.answered)
+            texts.boards.Hardest(question.prompt, hardest.correct, hardest.answered)
             if hardest and question
             else None
         )
@@ -388,7 +388,7 @@ class Scheduler:
             await within_deadline(
                 adapter.send(
                     target,
-                    render.weekly_leaderboard(
+                    texts.boards.weekly_leaderboard(
                         rows, week_start, leaders, hard, target.platform, names
                     ),
                 )

@@ -7,11 +7,7 @@ from collections.abc import Awaitable, Callable
 
 from bot.chat import OutMessage, Target
 from bot.clock import Clock
-from bot.quiz import render
-from bot.quiz.channels import ChannelSettings
-from bot.quiz.questions import Questions
-from bot.quiz.review import Study
-from bot.quiz.rules import (
+from bot.domain.rules import (
     LEADERBOARD_SIZE,
     STREAK_LEADERS,
     Period,
@@ -19,6 +15,10 @@ from bot.quiz.rules import (
     period_key,
     zone_or_utc,
 )
+from bot.quiz import texts
+from bot.quiz.channels import ChannelSettings
+from bot.quiz.questions import Questions
+from bot.quiz.study import Study
 from bot.storage.answers import AnswerStore
 from bot.storage.scores import ScoreStore
 
@@ -53,16 +53,16 @@ class Scores:
     async def leaderboard(self, target: Target, scope_word: str, period_word: str) -> OutMessage:
         scope = SCOPE_WORDS.get(scope_word.lower())
         if scope is None:
-            return render.bad_value(f"scope must be channel or server (got {scope_word})")
+            return texts.common.bad_value(f"scope must be channel or server (got {scope_word})")
         channel = await self.channels.channel(target)
         if period_word.lower() == "streaks":
             board = await self.store.streak_board(channel.id, LEADERBOARD_SIZE)
             streak_names = await self.channels.names(target, [user for user, _ in board])
-            return render.streak_board(board, target.platform, streak_names)
+            return texts.boards.streak_board(board, target.platform, streak_names)
         try:
             period = Period(period_word.lower())
         except ValueError:
-            return render.bad_value(
+            return texts.common.bad_value(
                 f"period must be week, month, all or streaks (got {period_word})"
             )
         rows = await self.store.leaderboard(
@@ -74,9 +74,9 @@ class Scores:
             limit=LEADERBOARD_SIZE,
         )
         names = await self.channels.names(target, [row.user_id for row in rows])
-        return render.leaderboard(rows, target.platform, scope, period, names)
+        return texts.boards.leaderboard(rows, target.platform, scope, period, names)
 
-    async def stats_view(self, target: Target, user_id: str) -> render.StatsView:
+    async def stats_view(self, target: Target, user_id: str) -> texts.boards.StatsView:
         totals = await self.store.user_totals(target.platform, user_id)
         channel = await self.channels.channel(target)
         everywhere = await self.store.member_streaks(target.platform, user_id)
@@ -90,7 +90,7 @@ class Scores:
                 counts = per_tag.setdefault(tag, [0, 0])
                 counts[0] += answered
                 counts[1] += correct
-        return render.StatsView(
+        return texts.boards.StatsView(
             user_id=user_id,
             answered=totals.answered,
             correct=totals.correct,
@@ -103,7 +103,7 @@ class Scores:
         )
 
     async def stats(self, target: Target, user_id: str) -> OutMessage:
-        return render.stats(await self.stats_view(target, user_id), target.platform)
+        return texts.boards.stats(await self.stats_view(target, user_id), target.platform)
 
     async def current_streak(self, channel_id: int, user_id: str) -> int:
         """The member's daily streak in the channel now (feedback after a daily answer)."""

@@ -28,8 +28,10 @@ from collections.abc import Callable
 
 from bot.chat import Adapter, Command, FormReply, FormSubmission, Interaction, OutMessage, Target
 from bot.clock import Clock
+from bot.domain.records import ChannelInfo
+from bot.domain.rules import is_valid_id
 from bot.metrics import Metrics, StateCounts
-from bot.quiz import render
+from bot.quiz import buttons, texts
 from bot.quiz.answers import Answers
 from bot.quiz.bank import Catalog
 from bot.quiz.channels import ChannelSettings
@@ -39,14 +41,12 @@ from bot.quiz.jobs import Jobs
 from bot.quiz.live import LiveQuizzes
 from bot.quiz.posting import Posting
 from bot.quiz.questions import Questions
-from bot.quiz.review import Study
-from bot.quiz.rules import is_valid_id
 from bot.quiz.scheduler import Scheduler
 from bot.quiz.scores import Scores
+from bot.quiz.study import Study
 from bot.quiz.submissions import Submissions
 from bot.quiz.timers import DRAIN_SECONDS, Timers
 from bot.storage.answer_writer import AnswerWriter
-from bot.storage.records import ChannelInfo
 from bot.storage.repository import Repository
 
 log = logging.getLogger(__name__)
@@ -160,13 +160,13 @@ class QuizService:
     async def handle_command(self, command: Command) -> OutMessage:
         """Run a `/quiz` command; the result is the private reply to its author."""
         if not _valid_ids(command.target, command.user_id):
-            return render.malformed_id()
+            return texts.common.malformed_id()
         self.metrics.command(command, self.commands.table)
         try:
             return await self.commands.run(command)
         except Exception:
             log.exception("command %s failed in %s", command.name, command.target)
-            return render.failure()
+            return texts.common.failure()
 
     async def handle_click(self, interaction: Interaction) -> OutMessage:
         """Record a button click; the result is the private reply to the clicker.
@@ -174,31 +174,31 @@ class QuizService:
         When it returns, an answer that counted is committed; if storing failed,
         the reply says the answer did not count (clicking again is safe)."""
         if not _valid_ids(interaction.target, interaction.user_id):
-            return render.malformed_id()
-        if interaction.custom_id.startswith(render.REVIEW_PREFIX + ":"):
+            return texts.common.malformed_id()
+        if interaction.custom_id.startswith(buttons.SUBMISSION_PREFIX + ":"):
             try:
                 return await self.commands.click(interaction)
             except Exception:
                 log.exception("review click %s failed", interaction.custom_id)
-                return render.failure()
+                return texts.common.failure()
         self.metrics.click(interaction)
         try:
-            if render.parse_card_custom_id(interaction.custom_id) is not None:
+            if buttons.parse_card_custom_id(interaction.custom_id) is not None:
                 return await self.study.answer(interaction)
             return await self.answers.answer(interaction)
         except Exception:
             log.exception("click %s failed in %s", interaction.custom_id, interaction.target)
-            return render.answer_not_counted()
+            return texts.questions.answer_not_counted()
 
     async def handle_form(self, form: FormSubmission) -> FormReply:
         """A submitted form (a question, a rejection's reason)."""
         if not _valid_ids(form.target, form.user_id):
-            return FormReply({}, render.malformed_id())
+            return FormReply({}, texts.common.malformed_id())
         try:
             return await self.commands.form(form)
         except Exception:
             log.exception("form %s failed in %s", form.form_id, form.target)
-            return FormReply({}, render.failure())
+            return FormReply({}, texts.common.failure())
 
     # -- shortcuts the console, benchmarks and tests use ----------------------------
 

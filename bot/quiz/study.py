@@ -1,87 +1,221 @@
-"""Study rules as pure functions: how an answer rates a member's review card, and
-the card's next due time by FSRS (the `fsrs` package).
+"""The study loop: members' review cards kept from their answers, `/quiz review`
+sessions, the reviews-due count for nudges, and the Anki export.
 
-Wrong is Again, right is Good, and right within the first fifth of the time
-is Easy. Every time comes from the recall (the injected clock), never from
-the wall clock.
+Cards add nothing to the click path: a post's answers are taken into the
+cards when it closes (`apply_post`, a separate step after the close), and the
+timer loop applies any post a crash left between the two (`apply_pending`).
+A review answer only reschedules its card: no points, boards or streaks.
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
+import random
 from datetime import timedelta
 
-from fsrs import Card, Rating, Scheduler, State
+from bot.chat import Attachment, Interaction, OutMessage, Target
+from bot.clock import Clock
+from bot.domain import spaced_repetition
+from bot.domain.records import CardState, Recall, ReviewSessionInfo
+from bot.domain.rules import shuffled_order, zone_or_utc
+from bot.quiz import anki, buttons, texts
+from bot.quiz.bank import Bank, Question
+from bot.quiz.channels import ChannelSettings
+from bot.quiz.questions import Questions
+from bot.storage.cards import CardStore
 
-from bot.storage.records import CardState, Recall
+log = logging.getLogger(__name__)
 
-MIN_REVIEW_COUNT, MAX_REVIEW_COUNT = 1, 50
-DEFAULT_REVIEW_COUNT = 10
-# A review card has no deadline; this is the time its Easy fifth is taken from
-# (the default seconds of a live question).
-REVIEW_SECONDS = 30.0
-EASY_SHARE = 0.2
-
-# One short learning step: a miss comes back within minutes, a first right
-# answer graduates at once and is due days later. No fuzzing, so members who
-# answered alike see the same schedule (and the tests can say when).
-SCHEDULER = Scheduler(
-    learning_steps=(timedelta(minutes=10),),
-    relearning_steps=(timedelta(minutes=10),),
-    enable_fuzzing=False,
-)
-
-
-def rating(correct: bool, seconds_taken: float, time_limit: float) -> Rating:
-    if not correct:
-        return Rating.Again
-    if time_limit > 0 and seconds_taken <= EASY_SHARE * time_limit:
-        return Rating.Easy
-    return Rating.Good
+# A post closed this long ago with its cards not applied was left by a crash
+# (the closer applies them at once); the timer loop then applies it.
+APPLY_GRACE = timedelta(seconds=60)
+# Due cards read at once when looking for the next one still in a bank.
+DUE_PAGE = 25
 
 
-def _fsrs_card(card: CardState | None, recall: Recall) -> Card:
-    if card is None:
-        # An explicit id and due time: fsrs would otherwise read the wall clock.
-        return Card(card_id=0, due=recall.at)
-    return Card(
-        card_id=0,
-        state=State(card.state),
-        step=card.step,
-        stability=card.stability,
-        difficulty=card.difficulty,
-        due=card.due,
-        last_review=card.last_review,
-    )
+class Study:
+    def __init__(
+        self,
+        cards: CardStore,
+        questions: Questions,
+        clock: Clock,
+        rng: random.Random,
+        channels: ChannelSettings,
+    ) -> None:
+        self.cards = cards
+        self.questions = questions
+        self.clock = clock
+        self.rng = rng
+        self.channels = channels
 
+    # -- answers into cards ------------------------------------------------------------
 
-def review(card: CardState | None, recall: Recall) -> CardState:
-    """The card after this recall (a new card for a first answer)."""
-    at = recall.at
-    if card is not None and card.last_review is not None and card.last_review > at:
-        # Answers can be applied out of order (a daily question closing after
-        # a later live one): never schedule backwards in time.
-        at = card.last_review
-    grade = rating(recall.correct, recall.seconds_taken, recall.time_limit)
-    scheduled, _ = SCHEDULER.review_card(_fsrs_card(card, recall), grade, at)
-    return CardState(
-        question_id=recall.question_id,
-        due=scheduled.due,
-        state=int(scheduled.state),
-        step=scheduled.step,
-        stability=scheduled.stability,
-        difficulty=scheduled.difficulty,
-        last_review=scheduled.last_review,
-        reviews=(card.reviews if card else 0) + 1,
-        misses=(card.misses if card else 0) + (0 if recall.correct else 1),
-    )
+    async def apply_post(self, post_id: int) -> None:
+        """After a close: the post's answers update their members' cards, once.
+        A failure is logged and left for `apply_pending`."""
+        try:
+            await self.cards.apply_post(post_id, self.clock.now(), spaced_repetition.review)
+        except Exception:
+            log.exception("could not update review cards from post %s; will retry", post_id)
 
+    async def apply_pending(self) -> None:
+        """The timer loop's sweep for closed posts whose cards were not applied."""
+        for post_id in await self.cards.pending_posts(self.clock.now() - APPLY_GRACE):
+            await self.apply_post(post_id)
 
-def review_count(value: str | None) -> int | None:
-    """`/quiz review [count]`: 1–50, 10 if not given; None if out of range or not a number."""
-    if value is None or not value.strip():
-        return DEFAULT_REVIEW_COUNT
-    try:
-        count = int(value)
-    except ValueError:
+    async def due_count(self, platform: str, user_id: str) -> int:
+        return await self.cards.due_count(platform, user_id, self.clock.now())
+
+    # -- /quiz review --------------------------------------------------------------------
+
+    async def start_review(
+        self, target: Target, user_id: str, count_word: str | None
+    ) -> OutMessage:
+        count = spaced_repetition.review_count(count_word)
+        if count is None:
+            return texts.study.review_count_problem(
+                str(count_word),
+                spaced_repetition.MIN_REVIEW_COUNT,
+                spaced_repetition.MAX_REVIEW_COUNT,
+            )
+        # Answers to a question still open (today's daily) count at once here.
+        await self.cards.apply_open_answers(target.platform, user_id, spaced_repetition.review)
+        now = self.clock.now()
+        found = await self._next_card(target.platform, user_id)
+        if found is None:
+            return texts.study.nothing_to_review(await self._next_review(target, user_id))
+        _, bank, question = found
+        order = shuffled_order(len(question.options), self.rng)
+        correct_slot = order.index(question.answer_index)
+        session_id = await self.cards.start_session(
+            target, user_id, count, question.id, order, correct_slot, now
+        )
+        view = texts.study.ReviewCardView(
+            session_id=session_id,
+            step=0,
+            bank_title=bank.title,
+            question=question,
+            option_order=order,
+            number=1,
+            limit=count,
+            due=await self.due_count(target.platform, user_id),
+        )
+        return texts.study.study_card(view, target.platform)
+
+    async def answer(self, interaction: Interaction) -> OutMessage:
+        """A click on a review card: rate it, then show the next one (or the end)."""
+        parsed = buttons.parse_card_custom_id(interaction.custom_id)
+        if parsed is None:
+            return texts.questions.unknown_question()
+        session_id, step, slot = parsed
+        review = await self.cards.session(session_id)
+        if review is None:
+            return texts.study.review_ended()
+        if (
+            review.target.platform != interaction.target.platform
+            or review.user_id != interaction.user_id
+        ):
+            return texts.study.review_not_yours()
+        if review.step != step:
+            return texts.study.review_already_answered()
+        await self.questions.ensure([review.question_id or ""])
+        question = self.questions.question(review.question_id or "")
+        if question is None or review.remaining <= 0:
+            return texts.study.review_ended()
+        if slot >= len(review.option_order):
+            return texts.questions.unknown_question()
+        now = self.clock.now()
+        correct = slot == review.correct_slot
+        recall = Recall(
+            question_id=question.id,
+            correct=correct,
+            seconds_taken=max(0.0, (now - review.shown_at).total_seconds()),
+            time_limit=spaced_repetition.REVIEW_SECONDS,
+            at=now,
+        )
+        if await self.cards.answer_card(review, recall, spaced_repetition.review) is None:
+            return texts.study.review_already_answered()
+        platform = review.target.platform
+        verdict = texts.study.review_verdict(
+            platform, slot, correct, review.correct_slot, question.explanation
+        )
+        return await self._next_step(review, interaction.target, verdict)
+
+    async def _next_step(
+        self, review: ReviewSessionInfo, target: Target, verdict: str
+    ) -> OutMessage:
+        platform, user_id = review.target.platform, review.user_id
+        step, left = review.step + 1, review.remaining - 1
+        found = await self._next_card(platform, user_id) if left > 0 else None
+        if found is None:
+            await self.cards.show_next(review.id, None, [], 0, self.clock.now())
+            return texts.study.review_done(verdict, step, await self._next_review(target, user_id))
+        _, bank, question = found
+        order = shuffled_order(len(question.options), self.rng)
+        correct_slot = order.index(question.answer_index)
+        await self.cards.show_next(review.id, question.id, order, correct_slot, self.clock.now())
+        view = texts.study.ReviewCardView(
+            session_id=review.id,
+            step=step,
+            bank_title=bank.title,
+            question=question,
+            option_order=order,
+            number=step + 1,
+            limit=step + left,
+            due=await self.due_count(platform, user_id),
+        )
+        return texts.study.study_card(view, platform, before=verdict)
+
+    async def _next_card(
+        self, platform: str, user_id: str
+    ) -> tuple[CardState, Bank, Question] | None:
+        """The most overdue card whose question is still in a loaded bank (a
+        file bank or the member's community bank)."""
+        due = await self.cards.due_cards(platform, user_id, self.clock.now(), DUE_PAGE)
+        await self.questions.ensure(card.question_id for card in due)
+        for card in due:
+            question = self.questions.question(card.question_id)
+            bank = self.questions.bank_of(card.question_id)
+            if question is not None and bank is not None:
+                return card, bank, question
         return None
-    return count if MIN_REVIEW_COUNT <= count <= MAX_REVIEW_COUNT else None
+
+    async def _next_review(self, target: Target, user_id: str) -> str | None:
+        """When the member's next card is due, in the channel's zone."""
+        due = await self.cards.next_due(target.platform, user_id)
+        if due is None:
+            return None
+        channel = await self.channels.channel(target)
+        return texts.study.review_time(due.astimezone(zone_or_utc(channel.timezone)))
+
+    # -- /quiz export --------------------------------------------------------------------
+
+    async def export(self, target: Target, user_id: str, which_word: str | None) -> OutMessage:
+        which = (which_word or "missed").strip().lower() or "missed"
+        if which not in texts.study.EXPORT_CHOICES:
+            return texts.study.export_choice_problem(str(which_word))
+        count, data = await self.package(target.platform, user_id, every=which == "all")
+        if not count:
+            return texts.study.nothing_to_export(which)
+        return texts.study.export_ready(
+            which, count, Attachment(texts.study.export_file_name(which), data)
+        )
+
+    async def package(self, platform: str, user_id: str, *, every: bool) -> tuple[int, bytes]:
+        """The member's missed (or every answered) question as `.apkg` bytes,
+        and how many questions it holds (0: nothing to export)."""
+        await self.cards.apply_open_answers(platform, user_id, spaced_repetition.review)
+        chosen: list[tuple[Bank, Question]] = []
+        cards = await self.cards.cards(platform, user_id, missed_only=not every)
+        await self.questions.ensure(card.question_id for card in cards)
+        for card in cards:
+            question = self.questions.question(card.question_id)
+            bank = self.questions.bank_of(card.question_id)
+            if question is not None and bank is not None:
+                chosen.append((bank, question))
+        if not chosen:
+            return 0, b""
+        stamp = self.clock.now().timestamp()
+        # genanki writes a SQLite file and a zip: off the event loop.
+        return len(chosen), await asyncio.to_thread(anki.package, chosen, stamp)

@@ -18,7 +18,7 @@ from pydantic import ValidationError
 
 from bot.chat import Command, FormReply, FormSubmission, Interaction, OutMessage, Target
 from bot.clock import Clock
-from bot.quiz import render
+from bot.quiz import texts
 from bot.quiz.bank import Question
 from bot.quiz.connections import Connections
 from bot.quiz.delivery import within_deadline
@@ -39,9 +39,9 @@ def parse_submission(values: Mapping[str, str]) -> tuple[dict[str, Any] | None, 
     problems by form field. Options are one per line; the answer is a letter;
     tags are separated by commas, semicolons or spaces."""
     errors: dict[str, str] = {}
-    for spec in render.SUBMISSION_FIELDS:
+    for spec in texts.submissions.SUBMISSION_FIELDS:
         if len(values.get(spec.key, "").strip()) > spec.max_length:
-            errors[spec.key] = render.field_problem(
+            errors[spec.key] = texts.submissions.field_problem(
                 spec.key, f"at most {spec.max_length} characters"
             )
     if errors:
@@ -78,7 +78,7 @@ def _field_errors(error: ValidationError) -> dict[str, str]:
             key = "options"
         else:
             key = "answer"
-        found.setdefault(key, render.field_problem(key, message))
+        found.setdefault(key, texts.submissions.field_problem(key, message))
     return found
 
 
@@ -102,14 +102,14 @@ class Submissions:
         target = command.target
         pending = await self.store.pending_count(target.platform, target.community, command.user_id)
         if pending >= MAX_PENDING:
-            return render.too_many_pending(MAX_PENDING)
-        return render.submission_form()
+            return texts.submissions.too_many_pending(MAX_PENDING)
+        return texts.submissions.submission_form()
 
     async def reopen(self, click: Interaction, draft: int) -> OutMessage:
         """The form again, filled with what the member typed last time."""
         target = click.target
         values = await self.store.draft(draft, target.platform, target.community, click.user_id)
-        return render.submission_form(values)
+        return texts.submissions.submission_form(values)
 
     async def submitted(self, form: FormSubmission) -> FormReply:
         target = form.target
@@ -125,11 +125,11 @@ class Submissions:
                     # Only the form's own fields, each cut to what its box holds.
                     values={
                         spec.key: form.values.get(spec.key, "")[: spec.max_length]
-                        for spec in render.SUBMISSION_FIELDS
+                        for spec in texts.submissions.SUBMISSION_FIELDS
                     },
                     now=self.clock.now(),
                 )
-            return FormReply(errors, render.submission_problems(errors, draft))
+            return FormReply(errors, texts.submissions.submission_problems(errors, draft))
         saved = await self.store.submit(
             platform=target.platform,
             community=target.community,
@@ -141,9 +141,9 @@ class Submissions:
             limit=MAX_PENDING,
         )
         if saved is None:
-            full = render.too_many_pending(MAX_PENDING)
+            full = texts.submissions.too_many_pending(MAX_PENDING)
             return FormReply({"prompt": full.text}, full)
-        return FormReply({}, render.submission_queued(saved.id))
+        return FormReply({}, texts.submissions.submission_queued(saved.id))
 
     # -- moderators ---------------------------------------------------------------
 
@@ -153,9 +153,9 @@ class Submissions:
         """The oldest pending submission (after a skipped one), ready to review."""
         found = await self.store.next_pending(target.platform, target.community, after)
         if found is None:
-            return render.queue_empty(note)
+            return texts.submissions.queue_empty(note)
         total = await self.store.pending_total(target.platform, target.community)
-        return render.review_card(found, total, target.platform, note)
+        return texts.submissions.submission_card(found, total, target.platform, note)
 
     async def accept(self, click: Interaction, number: int) -> OutMessage:
         target = click.target
@@ -169,13 +169,13 @@ class Submissions:
             now=self.clock.now(),
         )
         if done is None:
-            return await self.queue(target, note=render.already_reviewed())
+            return await self.queue(target, note=texts.submissions.already_reviewed())
         self.questions.changed(target)
-        await self._tell_author(done, render.author_accepted(done, target.platform))
-        return await self.queue(target, note=render.accepted_note(done))
+        await self._tell_author(done, texts.submissions.author_accepted(done, target.platform))
+        return await self.queue(target, note=texts.submissions.accepted_note(done))
 
     def reject_form(self, number: int) -> OutMessage:
-        return render.reject_form(number)
+        return texts.submissions.reject_form(number)
 
     async def reject(self, form: FormSubmission, number: int) -> FormReply:
         target = form.target
@@ -190,9 +190,11 @@ class Submissions:
             now=self.clock.now(),
         )
         if done is None:
-            return FormReply({}, await self.queue(target, note=render.already_reviewed()))
-        await self._tell_author(done, render.author_rejected(done, target.platform))
-        return FormReply({}, await self.queue(target, note=render.rejected_note(done)))
+            return FormReply(
+                {}, await self.queue(target, note=texts.submissions.already_reviewed())
+            )
+        await self._tell_author(done, texts.submissions.author_rejected(done, target.platform))
+        return FormReply({}, await self.queue(target, note=texts.submissions.rejected_note(done)))
 
     async def skip(self, click: Interaction, number: int) -> OutMessage:
         return await self.queue(click.target, after=number)
@@ -207,9 +209,9 @@ class Submissions:
                 target.platform, target.community, number, by=user_id, now=self.clock.now()
             )
         if removed is None:
-            return render.not_a_community_question(wanted)
+            return texts.submissions.not_a_community_question(wanted)
         self.questions.changed(target)
-        return render.question_removed(removed.question_id)
+        return texts.submissions.question_removed(removed.question_id)
 
     async def _tell_author(self, submission: SubmissionInfo, message: OutMessage) -> None:
         """A private word to the author; a closed DM is logged, not retried (the

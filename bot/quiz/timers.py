@@ -13,8 +13,8 @@ from bot.quiz.delivery import REVEAL_LEASE
 from bot.quiz.jobs import Jobs
 from bot.quiz.live import LiveQuizzes
 from bot.quiz.posting import REVEAL_RETRY_WINDOW, Posting
-from bot.quiz.review import Study
 from bot.quiz.scheduler import Scheduler
+from bot.quiz.study import Study
 from bot.storage.answer_writer import AnswerWriter
 from bot.storage.repository import Repository
 

@@ -20,9 +20,9 @@ import logging
 import time
 from collections import Counter
 
+from bot.domain.records import NewAnswer
 from bot.metrics import Metrics
 from bot.storage.answers import AnswerStore
-from bot.storage.records import NewAnswer
 
 log = logging.getLogger(__name__)
 

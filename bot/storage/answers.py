@@ -13,13 +13,13 @@ from typing import Any
 from sqlalchemy import Dialect, bindparam, delete, func, select
 from sqlalchemy.dialects import sqlite
 
-from bot.quiz.rules import zone_or_utc
+from bot.domain.records import NewAnswer, PostInfo, PostTally
+from bot.domain.rules import zone_or_utc
 from bot.storage import read_models
 from bot.storage.base import Store, rowcount
 from bot.storage.db_thread import in_sqlite_thread
 from bot.storage.models import Answer, Channel, Post
 from bot.storage.prepared import PreparedRows
-from bot.storage.records import NewAnswer, PostInfo, PostTally
 
 # Answer transactions in flight at once on PostgreSQL: enough to overlap one
 # batch's commit with the next one's inserts, well under the pool's 10.

@@ -19,9 +19,9 @@ from sqlalchemy import and_, or_
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from bot.chat import Target
+from bot.domain.records import ChannelInfo, PostInfo, QuizInfo, ScheduleInfo
 from bot.storage.db_thread import read_in_one_hop
 from bot.storage.models import Channel, Post, Quiz, Schedule
-from bot.storage.records import ChannelInfo, PostInfo, QuizInfo, ScheduleInfo
 from bot.storage.sql import insert_for
 
 RUNNING = "running"

@@ -16,6 +16,7 @@ from sqlalchemy import delete, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.chat import Target
+from bot.domain.records import CardState, Recall, ReviewSessionInfo
 from bot.storage.base import Store, rowcount
 from bot.storage.models import (
     Answer,
@@ -25,7 +26,6 @@ from bot.storage.models import (
     ReviewCard,
     ReviewSession,
 )
-from bot.storage.records import CardState, Recall, ReviewSessionInfo
 
 Reviewer = Callable[[CardState | None, Recall], CardState]
 

@@ -7,9 +7,9 @@ from datetime import datetime
 from sqlalchemy import select, update
 
 from bot.chat import Target
+from bot.domain.records import ChannelInfo
 from bot.storage.base import Store, channel_info
 from bot.storage.models import Channel
-from bot.storage.records import ChannelInfo
 
 
 class ChannelStore(Store):

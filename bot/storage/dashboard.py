@@ -14,13 +14,13 @@ from typing import Any
 
 from sqlalchemy import Connection, Integer, bindparam, func, select, union_all
 
-from bot.quiz.rules import Period
+from bot.domain.records import ChannelInfo, RankRow
+from bot.domain.rules import Period
 from bot.storage import member_activity, read_models
 from bot.storage.base import Store, channel_info
 from bot.storage.db_thread import read_in_one_hop
 from bot.storage.models import Channel, ChannelScore, DailyStreak, Post, PostVotes, Schedule
 from bot.storage.read_models import OPTIONS
-from bot.storage.records import ChannelInfo, RankRow
 
 
 @dataclass(frozen=True)

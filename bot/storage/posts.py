@@ -10,12 +10,12 @@ from typing import Any
 
 from sqlalchemy import delete, or_, select, update
 
-from bot.quiz.rules import zone_or_utc
+from bot.domain.records import PostInfo
+from bot.domain.rules import zone_or_utc
 from bot.storage import read_models
 from bot.storage.base import PUBLISHED_OR_GIVEN_UP, UNPUBLISHED, Store, post_info, rowcount
 from bot.storage.db_thread import write_in_one_hop
 from bot.storage.models import Channel, Post, Quiz
-from bot.storage.records import PostInfo
 
 
 def _reveal_free(claimed_before: datetime) -> Any:

@@ -10,10 +10,10 @@ from sqlalchemy import delete, exists, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from bot.domain.records import PostInfo, QuizInfo
 from bot.storage.base import RUNNING, Store, post_info, quiz_info, rowcount
 from bot.storage.db_thread import write_in_one_hop
 from bot.storage.models import Channel, DeckSeen, Post, Quiz
-from bot.storage.records import PostInfo, QuizInfo
 
 
 class QuizStore(Store):

@@ -36,7 +36,7 @@ from sqlalchemy import (
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
-from bot.quiz.rules import Period, period_key
+from bot.domain.rules import Period, period_key
 from bot.storage import member_activity
 from bot.storage.models import (
     Answer,

@@ -14,7 +14,7 @@ from zoneinfo import ZoneInfo
 
 from sqlalchemy import Connection, delete, insert, select
 
-from bot.quiz.rules import streak_table, zone_or_utc
+from bot.domain.rules import streak_table, zone_or_utc
 from bot.storage import member_activity
 from bot.storage.models import (
     Answer,

@@ -11,11 +11,11 @@ from typing import Any
 from sqlalchemy import and_, bindparam, delete, or_, select, update
 from sqlalchemy.orm import Session
 
+from bot.domain.records import DailyPost, ScheduleInfo
 from bot.storage.base import Store, post_info, rowcount, schedule_info
 from bot.storage.db_thread import write_in_one_hop
 from bot.storage.models import Channel, DeckSeen, Post, Schedule
 from bot.storage.quizzes import draw_in
-from bot.storage.records import DailyPost, ScheduleInfo
 
 
 class ScheduleStore(Store):

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from sqlalchemy import case, func, select
 
-from bot.quiz.rules import Period, Window
+from bot.domain.records import QuestionScore, QuizResult, RankRow, UserTotals
+from bot.domain.rules import Period, Window
 from bot.storage import read_models
 from bot.storage.base import Store
 from bot.storage.models import Answer, Post
 from bot.storage.read_models import rank_order
-from bot.storage.records import QuestionScore, QuizResult, RankRow, UserTotals
 
 
 class ScoreStore(Store):

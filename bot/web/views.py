@@ -12,16 +12,16 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from bot.chat import Target
-from bot.quiz.bank import LETTERS
-from bot.quiz.rules import (
+from bot.domain.records import ChannelInfo, RankRow
+from bot.domain.rules import (
     LEADERBOARD_SIZE,
     Period,
     period_key,
     period_window,
     zone_or_utc,
 )
+from bot.quiz.bank import LETTERS
 from bot.quiz.service import QuizService
-from bot.storage.records import ChannelInfo, RankRow
 from bot.web import charts
 
 log = logging.getLogger(__name__)

@@ -11,9 +11,8 @@ from pathlib import Path
 
 from pydantic import TypeAdapter, ValidationError
 
-from bot.quiz import render
 from bot.quiz.bank import Ident
-from bot.quiz.importers import aiken, csv_table, gift, opentdb, own_json, red
+from bot.quiz.importers import aiken, csv_table, gift, opentdb, own_json, provenance, red
 from bot.quiz.importers.build import build_bank, clean_line
 from bot.quiz.importers.result import BadArguments, ImportFailed, ImportResult, Parsed, Skipped
 from bot.quiz.importers.source import MAX_IMPORT_BYTES, read_source
@@ -75,6 +74,6 @@ def import_file(
         if title is not None:
             raise BadArguments(f"the title is {len(chosen)} characters; at most {MAX_TITLE}")
         chosen = chosen[: MAX_TITLE - 1].rstrip() + "…"
-    description = parsed.description or render.imported_description(path.name, format_name)
+    description = parsed.description or provenance.imported_description(path.name, format_name)
     header = f"# Imported from {path.name} ({format_name}) by `quizmaster questions import`.\n"
     return build_bank(parsed, bank_id, chosen, description, header)

@@ -11,8 +11,8 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from bot.quiz import render
 from bot.quiz.bank import MAX_BANK_BYTES, BankFile, Question, parse_bank_text
+from bot.quiz.importers import provenance
 from bot.quiz.importers.result import Entry, ImportFailed, ImportResult, Parsed, Skipped
 
 MIN_OPTIONS = 2
@@ -109,7 +109,7 @@ def build_bank(
             skipped.append(Skipped(entry.where, "the right answer names no option"))
             continue
         answer = clean_line(entry.options[entry.answer])
-        raw = _question(entry, ids[len(kept)], render.imported_explanation(answer))
+        raw = _question(entry, ids[len(kept)], provenance.imported_explanation(answer))
         try:
             question = Question.model_validate(raw)
         except ValidationError as error:

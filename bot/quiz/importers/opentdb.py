@@ -7,7 +7,7 @@ import json
 import random
 from typing import Any
 
-from bot.quiz import render
+from bot.quiz.importers import provenance
 from bot.quiz.importers.result import Entry, ImportFailed, Parsed, Skipped
 
 DIFFICULTIES = ("easy", "medium", "hard")
@@ -69,7 +69,7 @@ def parse(text: str, source: str) -> Parsed:
     results = data.get("results") if isinstance(data, dict) else data
     if not isinstance(results, list):
         raise ImportFailed('an Open Trivia DB file is a JSON object with a "results" list')
-    parsed = Parsed(description=render.opentdb_description(source))
+    parsed = Parsed(description=provenance.opentdb_description(source))
     code = data.get("response_code") if isinstance(data, dict) else None
     if code not in (None, 0):
         parsed.notes.append(f"Open Trivia DB answered with response_code {code}")

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 import yaml
 
-from bot.quiz import render
 from bot.quiz.bank import NestedTooDeep, compose_yaml
+from bot.quiz.importers import provenance
 from bot.quiz.importers.opentdb import place_answer
 from bot.quiz.importers.result import Entry, ImportFailed, Parsed, Skipped
 
@@ -114,7 +114,7 @@ def parse(text: str, source: str) -> Parsed:
                 f"{where}: only {len(wrong)} wrong option(s); the list has too few other answers"
             )
         options, answer = place_answer(question.prompt, wrong, question.accepted[0])
-        explanation = render.red_explanation(question.accepted)
+        explanation = provenance.red_explanation(question.accepted)
         parsed.entries.append(Entry(where, question.prompt, options, answer, explanation))
-    parsed.description = render.red_description(source, author)
+    parsed.description = provenance.red_description(source, author)
     return parsed

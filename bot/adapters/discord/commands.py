@@ -14,12 +14,12 @@ from zoneinfo import available_timezones
 import discord
 from discord import app_commands
 
+from bot.domain.rules import MAX_QUESTIONS, MAX_SECONDS, MIN_QUESTIONS, MIN_SECONDS
+from bot.domain.spaced_repetition import MAX_REVIEW_COUNT, MIN_REVIEW_COUNT
 from bot.quiz.bank import Catalog
 from bot.quiz.questions import COMMUNITY_BANK
-from bot.quiz.render import COMMAND_DESCRIPTIONS as COMMANDS
-from bot.quiz.render import OPTION_DESCRIPTIONS as OPTIONS
-from bot.quiz.rules import MAX_QUESTIONS, MAX_SECONDS, MIN_QUESTIONS, MIN_SECONDS
-from bot.quiz.study import MAX_REVIEW_COUNT, MIN_REVIEW_COUNT
+from bot.quiz.texts.usage import COMMAND_DESCRIPTIONS as COMMANDS
+from bot.quiz.texts.usage import OPTION_DESCRIPTIONS as OPTIONS
 
 Runner = Callable[[discord.Interaction[Any], str, dict[str, str]], Awaitable[None]]
 CHOICES_LIMIT = 25  # Discord shows at most 25 autocomplete choices

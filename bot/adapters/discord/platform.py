@@ -16,8 +16,8 @@ import discord
 import yarl
 from discord import app_commands
 
-from bot.adapters import discord_render
-from bot.adapters.discord_commands import quiz_group
+from bot.adapters.discord import render as discord_render
+from bot.adapters.discord.commands import quiz_group
 from bot.adapters.in_flight import InFlight
 from bot.chat import (
     Command,
@@ -32,7 +32,7 @@ from bot.chat import (
 )
 from bot.config import Settings
 from bot.platforms import StartError
-from bot.quiz import render
+from bot.quiz import buttons, texts
 from bot.quiz.service import QuizService
 
 log = logging.getLogger(__name__)
@@ -129,7 +129,7 @@ class QuizTree(app_commands.CommandTree["QuizClient"]):
         if not interaction.response.is_done():
             with contextlib.suppress(discord.HTTPException):
                 await interaction.response.send_message(
-                    render.failure().text, ephemeral=True, allowed_mentions=NO_MENTIONS
+                    texts.common.failure().text, ephemeral=True, allowed_mentions=NO_MENTIONS
                 )
 
 
@@ -232,8 +232,8 @@ class QuizClient(discord.Client):
             # Only an answer (or review card) click may have been lost; a
             # submission review click is a command.
             is_answer = (
-                render.parse_answer_custom_id(custom_id) is not None
-                or render.parse_card_custom_id(custom_id) is not None
+                buttons.parse_answer_custom_id(custom_id) is not None
+                or buttons.parse_card_custom_id(custom_id) is not None
             )
             fallback = CLICK_FALLBACK if is_answer else COMMAND_FALLBACK
             await self._answer(interaction, click, self.service.handle_click(click), fallback)
@@ -289,15 +289,15 @@ class Fallback:
 
 
 # A click either counted or the member is told to click again.
-CLICK_FALLBACK = Fallback(render.answer_not_counted, render.answer_not_counted)
-COMMAND_FALLBACK = Fallback(render.failure, render.too_slow)
+CLICK_FALLBACK = Fallback(texts.questions.answer_not_counted, texts.questions.answer_not_counted)
+COMMAND_FALLBACK = Fallback(texts.common.failure, texts.common.too_slow)
 
 
 async def _form_reply(work: Awaitable[FormReply]) -> OutMessage:
     reply = await work
     if reply.message is not None:
         return reply.message
-    return render.private("\n".join(reply.errors.values()) or "Done.")
+    return texts.common.private("\n".join(reply.errors.values()) or "Done.")
 
 
 async def _known(message: OutMessage) -> OutMessage:
@@ -307,7 +307,7 @@ async def _known(message: OutMessage) -> OutMessage:
 
 async def _refuse(interaction: discord.Interaction[Any], target: Target | None) -> None:
     """Outside a server channel, or while closing: a private word, no work."""
-    message = render.discord_server_only() if target is None else render.restarting()
+    message = texts.common.server_only() if target is None else texts.common.restarting()
     await respond(interaction, _known(message), COMMAND_FALLBACK)
 
 
@@ -381,7 +381,7 @@ async def _deferred(
         await asyncio.wait({task}, timeout=left)
     message = _settled(task, fallback)
     if message.form is not None:  # a modal must be the first answer; too late now
-        message = render.form_too_slow()
+        message = texts.common.form_too_slow()
     try:
         if message.public:
             # The placeholder is private; a public result gets a message of its own.

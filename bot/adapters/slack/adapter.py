@@ -10,11 +10,11 @@ import aiohttp
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.adapters.slack_blocks import blocks, fallback_text, modal_view
-from bot.adapters.slack_moderators import SlackDirectory
-from bot.adapters.slack_pacing import ChannelPacer
+from bot.adapters.slack.blocks import blocks, fallback_text, modal_view
+from bot.adapters.slack.moderators import SlackDirectory
+from bot.adapters.slack.pacing import ChannelPacer
 from bot.chat import Command, DeliveryError, Form, Interaction, MessageRef, OutMessage, Target
-from bot.quiz import render
+from bot.quiz import texts
 
 log = logging.getLogger(__name__)
 
@@ -121,8 +121,8 @@ class SlackAdapter:
         except CALL_ERRORS as error:
             problem = delivery_error(error)
             log.warning("could not send %s a file: %s", user_id, problem)
-            return render.file_not_delivered(str(problem))
-        return render.file_sent_to_direct_messages()
+            return texts.study.file_not_delivered(str(problem))
+        return texts.study.file_sent_to_direct_messages()
 
     async def ephemeral(self, target: Target, user_id: str, message: OutMessage) -> None:
         """A message in the channel that only `user_id` sees."""

@@ -30,15 +30,15 @@ from slack_sdk.http_retry.builtin_async_handlers import (
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.adapters.in_flight import InFlight
-from bot.adapters.slack_adapter import CALL_ERRORS, PLATFORM, SlackAdapter
-from bot.adapters.slack_blocks import blocks, fallback_text, view_values
-from bot.adapters.slack_http import RequestGate, events_app
-from bot.adapters.slack_moderators import SlackDirectory
-from bot.adapters.slack_pacing import ChannelPacer
+from bot.adapters.slack.adapter import CALL_ERRORS, PLATFORM, SlackAdapter
+from bot.adapters.slack.blocks import blocks, fallback_text, view_values
+from bot.adapters.slack.http import RequestGate, events_app
+from bot.adapters.slack.moderators import SlackDirectory
+from bot.adapters.slack.pacing import ChannelPacer
 from bot.chat import Command, DeliveryError, FormSubmission, Interaction, OutMessage, Target
 from bot.config import Settings
 from bot.platforms import StartError
-from bot.quiz import render
+from bot.quiz import buttons, texts
 from bot.quiz.service import QuizService
 from bot.textcommands import UsageError, parse
 
@@ -251,7 +251,7 @@ class SlackPlatform:
         try:
             parsed = parse(unescape_groups(str(body.get("text") or "")))
         except UsageError as error:
-            reply = render.usage_error(str(error))
+            reply = texts.usage.usage_error(str(error))
         else:
             command = Command(
                 parsed.name,
@@ -278,7 +278,7 @@ class SlackPlatform:
             await self.adapter.open_form(trigger_id, reply.form, target.channel)
         except DeliveryError as error:
             log.warning("could not open a form in %s: %s", target.channel, error)
-            return render.form_too_slow()
+            return texts.common.form_too_slow()
         return None
 
     def _moderator_check(self, user_id: str) -> Callable[[str | None], Awaitable[bool]]:
@@ -371,7 +371,7 @@ class SlackPlatform:
         except TimeoutError:
             await ack()  # the form closes; the outcome follows as a message
             reply = await work
-            message: OutMessage | None = reply.message or render.private(
+            message: OutMessage | None = reply.message or texts.common.private(
                 "\n".join(reply.errors.values())
             )
         else:
@@ -400,11 +400,13 @@ class SlackPlatform:
                 "Slack: storing a click by %s took over %ss", click.user_id, self.ack_within
             )
             if (
-                render.parse_answer_custom_id(click.custom_id) is None
-                and render.parse_card_custom_id(click.custom_id) is None
+                buttons.parse_answer_custom_id(click.custom_id) is None
+                and buttons.parse_card_custom_id(click.custom_id) is None
             ):
-                return render.too_slow()  # a submission review button: nothing to click again for
-            return render.answer_not_counted()
+                return (
+                    texts.common.too_slow()
+                )  # a submission review button: nothing to click again for
+            return texts.questions.answer_not_counted()
 
 
 def platform(settings: Settings, service: QuizService) -> SlackPlatform:

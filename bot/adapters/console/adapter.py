@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TextIO
 
 from bot.chat import Command, Interaction, MessageRef, OutMessage, Target
-from bot.quiz import render
+from bot.quiz import texts
 
 CONSOLE_TARGET = Target("console", "local", "terminal")
 LOCAL_USER = "local"
@@ -61,7 +61,7 @@ class ConsoleAdapter:
         live_buttons = {b.label: b.custom_id for b in message.buttons if not b.disabled}
         if live_buttons:
             # The terminal has no buttons: say which letters can be typed.
-            self._print(as_terminal_text(render.pick_a_letter(list(live_buttons))))
+            self._print(as_terminal_text(texts.common.pick_a_letter(list(live_buttons))))
             self.open_question = (message_id, live_buttons)
             self.open_card = None
         self.changed.set()
@@ -78,11 +78,11 @@ class ConsoleAdapter:
         if message.attachment is not None:
             path = self.save_to / message.attachment.filename
             path.write_bytes(message.attachment.data)
-            self._print(f"> {as_terminal_text(render.file_saved(str(path)))}")
+            self._print(f"> {as_terminal_text(texts.study.file_saved(str(path)))}")
         letters = {b.label: b.custom_id for b in message.buttons if not b.disabled}
         self.open_card = letters or None
         if letters:
-            self._print(as_terminal_text(render.pick_a_letter(list(letters))))
+            self._print(as_terminal_text(texts.common.pick_a_letter(list(letters))))
 
     def hint(self, message: OutMessage) -> None:
         """A line of help that leaves the open card as it is."""

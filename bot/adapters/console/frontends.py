@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 from typing import TextIO
 
-from bot.adapters.console import CONSOLE_TARGET, LOCAL_USER, ConsoleAdapter, LineReader
+from bot.adapters.console.adapter import CONSOLE_TARGET, LOCAL_USER, ConsoleAdapter, LineReader
 from bot.chat import Command
-from bot.quiz import render
+from bot.quiz import texts
 from bot.quiz.service import QuizService
 from bot.textcommands import UsageError, parse
 
@@ -82,7 +82,7 @@ async def play(
             if line.strip():
                 await console.reply_private(
                     Command("play", CONSOLE_TARGET, LOCAL_USER),
-                    render.pick_a_letter(list(question[1])),
+                    texts.common.pick_a_letter(list(question[1])),
                 )
             continue
         answered.add(question[0])
@@ -114,7 +114,7 @@ async def review(
         click = console.click_for(line)
         if click is None:
             if line.strip():
-                console.hint(render.pick_a_letter(list(console.open_card)))
+                console.hint(texts.common.pick_a_letter(list(console.open_card)))
             continue
         await console.reply_private(click, await service.handle_click(click))
     return 0
@@ -124,7 +124,9 @@ async def local_channel(service: QuizService, stopping: asyncio.Event) -> None:
     """An interactive channel in the terminal: `/quiz …` commands and letters."""
     console = ConsoleAdapter()
     service.register(console)
-    await console.reply_private(Command("help", CONSOLE_TARGET, LOCAL_USER), render.console_intro())
+    await console.reply_private(
+        Command("help", CONSOLE_TARGET, LOCAL_USER), texts.common.console_intro()
+    )
     reader = LineReader()
     while not stopping.is_set():
         got_line, line = await _next_line_or_change(reader, console)
@@ -143,7 +145,7 @@ async def local_channel(service: QuizService, stopping: asyncio.Event) -> None:
             parsed = parse(line)
         except UsageError as problem:
             await console.reply_private(
-                Command("help", CONSOLE_TARGET, LOCAL_USER), render.usage_error(str(problem))
+                Command("help", CONSOLE_TARGET, LOCAL_USER), texts.usage.usage_error(str(problem))
             )
             continue
         command = Command(

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from bot.chat import Button, ButtonStyle, Form, FormField, OutMessage
-from bot.quiz import render
+from bot.quiz import texts
 
 Block = dict[str, Any]
 
@@ -100,7 +100,7 @@ def blocks(message: OutMessage) -> list[Block]:
     if message.footer:
         context.append(mrkdwn(message.footer))
     if message.deadline is not None:
-        context.append(escape(render.closes(slack_date(message.deadline))))
+        context.append(escape(texts.questions.closes(slack_date(message.deadline))))
     if context:
         made.append(
             {

@@ -10,7 +10,7 @@ from typing import Any
 import discord
 
 from bot.chat import Button, ButtonStyle, Form, OutMessage
-from bot.quiz import render
+from bot.quiz import texts
 
 # Discord's limits on what one message may carry.
 CONTENT_LIMIT = 2000
@@ -70,7 +70,7 @@ def embed(message: OutMessage) -> discord.Embed:
     description = message.body or message.text
     when = timestamp(message)
     if when:
-        description = f"{description}\n\n{render.closes(when)}"
+        description = f"{description}\n\n{texts.questions.closes(when)}"
     made = discord.Embed(
         title=_cut(message.title, TITLE_LIMIT) if message.title else None,
         description=_cut(description, DESCRIPTION_LIMIT),

@@ -1,0 +1,1 @@
+"""The terminal platform: the local console channel and `quizmaster play`."""

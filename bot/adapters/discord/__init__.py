@@ -1,0 +1,1 @@
+"""The Discord platform: discord.py client, slash command tree, message rendering."""

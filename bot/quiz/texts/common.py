@@ -1,0 +1,115 @@
+"""Texts every feature uses: naming members, letters, private replies, refusals and faults."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from bot.chat import OutMessage
+from bot.quiz.bank import LETTERS
+from bot.quiz.escape import escape_name
+
+
+def mention(platform: str, user_id: str, names: Mapping[str, str] | None = None) -> str:
+    """How to name a member: a mention on chat platforms, or, in channels that
+    turned mentions off (`names` given), their display name, which never pings."""
+    if platform == "console":
+        return "you" if user_id == "local" else user_id
+    if names is not None:
+        name = names.get(user_id)
+        # Names are the member's own text: shown as written, never as markup.
+        return escape_name(platform, name) if name else "a member"
+    return f"<@{user_id}>"
+
+
+def letter(slot: int) -> str:
+    return LETTERS[slot]
+
+
+def days(count: int) -> str:
+    return "1 day" if count == 1 else f"{count} days"
+
+
+def percent(part: int, whole: int) -> str:
+    return f"{round(100 * part / whole)}%" if whole else "–"
+
+
+def private(text: str) -> OutMessage:
+    return OutMessage(text=text, body=text)
+
+
+def not_moderator(action: str, moderator_role: str | None = None) -> OutMessage:
+    who = f"members of `{moderator_role}`" if moderator_role else "the channel's moderator role"
+    return private(
+        f"Only moderators can {action}. Ask a server or workspace admin, or one of {who}, to do it."
+    )
+
+
+def cannot_post(problem: str) -> OutMessage:
+    return private(
+        f"I can't post in this channel ({problem}). Check that I'm in this channel and "
+        "allowed to post here, then try again."
+    )
+
+
+def bad_value(problem: str) -> OutMessage:
+    return private(f"{problem}. Try `/quiz help`.")
+
+
+def pick_a_letter(letters: Sequence[str]) -> OutMessage:
+    return private(f"Type one of {', '.join(letters)} and press Enter.")
+
+
+def console_intro() -> OutMessage:
+    return private(
+        "Local console channel. Type `/quiz start 3 20` to start a quiz, a letter to "
+        "answer, `quit` to leave."
+    )
+
+
+def failure() -> OutMessage:
+    return private("Something went wrong on my side; nothing was lost. Please try again.")
+
+
+def malformed_id() -> OutMessage:
+    return private("I can't accept this: the member or channel id it came with is malformed.")
+
+
+def too_slow() -> OutMessage:
+    """A command that outlasted the wait for it; it may still finish."""
+    return private(
+        "That is taking me too long, so I stopped waiting; it may still happen. "
+        "Please check in a moment before trying again."
+    )
+
+
+def form_too_slow() -> OutMessage:
+    return private("Opening the form took me too long; please run the command again.")
+
+
+def restarting() -> OutMessage:
+    return private("The bot is restarting; please try again in a moment.")
+
+
+def short(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def server_only() -> OutMessage:
+    return private("Quizzes run in server channels: use `/quiz` in a channel of a server.")
+
+
+def streak_lines(
+    leaders: Sequence[tuple[str, int]], platform: str, names: Mapping[str, str] | None
+) -> str:
+    if not leaders:
+        return "No streaks yet: answer the next daily question right to start one."
+    return "\n".join(
+        f"🔥 {mention(platform, user, names)}: {days(count)}" for user, count in leaders
+    )
+
+
+def reviews_due_line(count: int) -> str:
+    if count == 0:
+        return "Reviews due: none"
+    noun = "review is" if count == 1 else "reviews are"
+    return f"📚 {count} {noun} due: `/quiz review`"

@@ -1,0 +1,140 @@
+"""Spaced-repetition review cards and the Anki export, as the member reads them."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+
+from bot.chat import Attachment, Button, OutMessage
+from bot.quiz.bank import Question
+from bot.quiz.buttons import card_custom_id
+from bot.quiz.escape import escape_text
+from bot.quiz.texts.common import letter, private
+from bot.quiz.texts.questions import verdict
+
+
+@dataclass(frozen=True)
+class ReviewCardView:
+    """A review card as the member sees it: `number` counts cards in this run."""
+
+    session_id: int
+    step: int
+    bank_title: str
+    question: Question
+    option_order: Sequence[int]
+    number: int
+    limit: int
+    due: int  # cards due now, this one included
+
+    def option(self, slot: int) -> str:
+        return self.question.options[self.option_order[slot]]
+
+
+def review_time(local: datetime) -> str:
+    """A review time in the channel's zone: `Thu 03 Dec 09:00`."""
+    return local.strftime("%a %d %b %H:%M")
+
+
+def study_card(view: ReviewCardView, platform: str, before: str = "") -> OutMessage:
+    """One card with its letter buttons; `before` is the verdict on the last one."""
+    title = escape_text(platform, f"Review · {view.bank_title}")
+    prompt = escape_text(platform, view.question.prompt)
+    slots = range(len(view.option_order))
+    options = "\n".join(
+        f"**{letter(slot)}.** {escape_text(platform, view.option(slot))}" for slot in slots
+    )
+    lead = f"{before}\n\n" if before else ""
+    body = f"{lead}{prompt}\n\n{options}"
+    buttons = tuple(
+        Button(card_custom_id(view.session_id, view.step, slot), letter(slot)) for slot in slots
+    )
+    plain = "\n".join(
+        f"{letter(slot)}. {escape_text(platform, view.option(slot))}" for slot in slots
+    )
+    footer = (
+        f"Card {view.number} of at most {view.limit} · {view.due} due · "
+        "only you see this; it does not change points or streaks"
+    )
+    text = f"{lead}{title}\n{prompt}\n{plain}"
+    return OutMessage(text=text, title=title, body=body, buttons=buttons, footer=footer)
+
+
+def review_verdict(
+    platform: str, slot: int, correct: bool, correct_slot: int, explanation: str
+) -> str:
+    return verdict(slot, correct, correct_slot, escape_text(platform, explanation))
+
+
+def review_done(before: str, reviewed: int, next_review: str | None) -> OutMessage:
+    noun = "card" if reviewed == 1 else "cards"
+    text = f"{before}\n\nReview done: {reviewed} {noun}."
+    if next_review:
+        text += f" Next review: {next_review}"
+    return private(text)
+
+
+def nothing_to_review(next_review: str | None) -> OutMessage:
+    if next_review is None:
+        return private(
+            "Nothing to review yet. Questions you answer in quizzes and daily questions "
+            "come back here for review when they are due."
+        )
+    return private(f"Nothing to review. Next review: {next_review}")
+
+
+def review_not_yours() -> OutMessage:
+    return private("This review card belongs to someone else. `/quiz review` starts your own.")
+
+
+def review_already_answered() -> OutMessage:
+    return private("You already answered this card; your review continues below it.")
+
+
+def review_ended() -> OutMessage:
+    return private("This review has ended. `/quiz review` starts a new one.")
+
+
+def review_count_problem(value: str, low: int, high: int) -> OutMessage:
+    return private(
+        f"The number of cards must be a whole number from {low} to {high} (got {value})."
+    )
+
+
+EXPORT_CHOICES = ("missed", "all")
+
+
+def export_file_name(which: str) -> str:
+    return f"quizmaster-{which}.apkg"
+
+
+def export_ready(which: str, count: int, deck: Attachment) -> OutMessage:
+    noun = "question" if count == 1 else "questions"
+    kind = "you missed" if which == "missed" else "you answered"
+    text = (
+        f"Your Anki deck: {count} {noun} {kind}. In Anki choose File → Import and pick "
+        f"{deck.filename}; importing a newer export updates these cards."
+    )
+    return replace(private(text), attachment=deck)
+
+
+def nothing_to_export(which: str) -> OutMessage:
+    if which == "missed":
+        return private("No missed questions to export yet. `/quiz export all` exports every one.")
+    return private("No answered questions to export yet.")
+
+
+def export_choice_problem(value: str) -> OutMessage:
+    return private(f"Export `missed` (the default) or `all`, not `{value}`.")
+
+
+def file_sent_to_direct_messages() -> OutMessage:
+    return private("I sent your Anki deck to our direct messages.")
+
+
+def file_not_delivered(problem: str) -> OutMessage:
+    return private(f"I could not send you the file ({problem}). Please try again later.")
+
+
+def file_saved(path: str) -> OutMessage:
+    return private(f"Saved {path}")
