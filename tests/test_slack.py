@@ -686,7 +686,7 @@ def test_the_manifest_declares_the_command_scopes_interactivity_and_socket_mode(
         "conversations_open": "im:write",
         "files_upload_v2": "files:write",
     }
-    source = "".join(path.read_text() for path in (ROOT / "bot/adapters").glob("slack_*.py"))
+    source = "".join(path.read_text() for path in (ROOT / "bot/adapters/slack").glob("*.py"))
     called = set(re.findall(r"client\.(\w+)\(", source))
     assert called and called <= set(needs), called - set(needs)
     assert {needs[method] for method in called} - {None} <= scopes
