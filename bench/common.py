@@ -15,6 +15,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bot.chat import Command, Interaction, MessageRef, OutMessage, Target  # noqa: E402
+from bot.dialect import PLAIN  # noqa: E402
 from bot.quiz.scheduler import DAILY  # noqa: E402
 from bot.storage.repository import Repository  # noqa: E402
 
@@ -24,6 +25,7 @@ class NullAdapter:
     timed; `latency` seconds per post stands in for a platform's round trip."""
 
     platform = "bench"
+    dialect = PLAIN
     connected = True
 
     def __init__(self, latency: float = 0.0) -> None:

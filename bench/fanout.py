@@ -31,6 +31,7 @@ from sqlalchemy import func, select
 
 from bot.chat import Command, Interaction, MessageRef, OutMessage, Target
 from bot.clock import SystemClock
+from bot.dialect import PLAIN
 from bot.heap import start_up_frozen
 from bot.quiz.bank import load_banks
 from bot.quiz.service import QuizService
@@ -46,6 +47,7 @@ class PacedPlatform:
     unused cannot be made up later: the figure shows every gap."""
 
     platform = "bench"
+    dialect = PLAIN
     connected = True
 
     def __init__(self, rate: float, latency: float) -> None:

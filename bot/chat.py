@@ -12,6 +12,8 @@ from datetime import datetime
 from enum import Enum
 from typing import Protocol
 
+from bot.dialect import Dialect
+
 
 @dataclass(frozen=True)
 class Target:
@@ -192,6 +194,11 @@ class Adapter(Protocol):
     """
 
     platform: str
+
+    @property
+    def dialect(self) -> Dialect:
+        """How the core's texts write names, bank text, mentions and times here."""
+        ...
 
     @property
     def connected(self) -> bool: ...

@@ -170,6 +170,7 @@ class MeteredAdapter:
     def __init__(self, inner: Adapter, metrics: Metrics) -> None:
         self.inner = inner
         self.platform = inner.platform
+        self.dialect = inner.dialect
         self._metrics = metrics
 
     @property

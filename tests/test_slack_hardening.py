@@ -17,9 +17,11 @@ from urllib.parse import urlencode
 import pytest
 from slack_sdk.signature import SignatureVerifier
 
+from bot.adapters.console.adapter import ConsoleAdapter
+from bot.adapters.discord.dialect import DISCORD_DIALECT
+from bot.adapters.slack.dialect import SLACK_DIALECT
 from bot.adapters.slack.http import ReplayCache, RequestGate
 from bot.quiz.bank import Catalog, load_banks
-from bot.quiz.escape import escape_name, escape_text
 from tests.conftest import ROOT
 from tests.fakes.fake_slack import SIGNING_SECRET, Call, FakeSlack, slash_payload
 from tests.test_slack import (  # the fixtures, shared with test_slack.py
@@ -421,9 +423,9 @@ async def test_with_mentions_on_members_are_still_mentioned(make_slack: MakeSlac
 
 
 def test_escaping_is_per_platform() -> None:
-    assert escape_name("slack", "<!channel> & co") == "&lt;!channel&gt; &amp; co"
-    assert escape_text("slack", "1 < 2") == "1 &lt; 2"
-    discord = escape_name("discord", "**bold** <@123> @everyone a_b")
+    assert SLACK_DIALECT.escape_name("<!channel> & co") == "&lt;!channel&gt; &amp; co"
+    assert SLACK_DIALECT.escape_text("1 < 2") == "1 &lt; 2"
+    discord = DISCORD_DIALECT.escape_name("**bold** <@123> @everyone a_b")
     assert discord == "\\*\\*bold\\*\\* \\<\\@123\\> \\@everyone a\\_b"
-    assert escape_text("discord", "`code`") == "`code`"  # bank markdown is meant to show
-    assert escape_name("console", "<!channel>") == "<!channel>"
+    assert DISCORD_DIALECT.escape_text("`code`") == "`code`"  # bank markdown is meant to show
+    assert ConsoleAdapter.dialect.escape_name("<!channel>") == "<!channel>"

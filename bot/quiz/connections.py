@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bot.chat import Adapter, Target
+from bot.dialect import PLAIN, Dialect
 from bot.metrics import MeteredAdapter, Metrics
 
 
@@ -19,6 +20,12 @@ class Connections:
 
     def get(self, platform: str) -> Adapter | None:
         return self.adapters.get(platform)
+
+    def dialect(self, target: Target) -> Dialect:
+        """How texts for the target's channel are written: its platform's
+        dialect, or the plain one where no adapter for it is registered here."""
+        adapter = self.adapters.get(target.platform)
+        return adapter.dialect if adapter is not None else PLAIN
 
     def serves(self, target: Target) -> bool:
         """Whether this process can post on the target's platform right now."""

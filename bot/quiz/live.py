@@ -249,7 +249,7 @@ class LiveQuizzes:
             if adapter is not None:
                 names = await self.channels.names(target, [row.user_id for row in result.rows])
                 message = texts.boards.scoreboard(
-                    result, target.platform, stopped=stopped, names=names
+                    result, adapter.dialect, stopped=stopped, names=names
                 )
                 await within_deadline(adapter.send(target, message))
         except DeliveryError as error:

@@ -150,7 +150,7 @@ class Posting:
             if adapter is None:
                 raise DeliveryError(f"no {post.target.platform} connection here")
             message = replace(
-                texts.questions.question(view, post.target.platform),
+                texts.questions.question(view, adapter.dialect),
                 idempotency_key=f"qm-post-{post.id}",
             )
             ref = await within_deadline(adapter.send(post.target, message))
@@ -255,7 +255,7 @@ class Posting:
                     adapter.edit(
                         MessageRef(post.target, post.message_id),
                         texts.questions.reveal(
-                            view, post.correct_slot, tally, post.target.platform, names, leaders
+                            view, post.correct_slot, tally, adapter.dialect, names, leaders
                         ),
                     )
                 )

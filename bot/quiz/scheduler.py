@@ -389,7 +389,7 @@ class Scheduler:
                 adapter.send(
                     target,
                     texts.boards.weekly_leaderboard(
-                        rows, week_start, leaders, hard, target.platform, names
+                        rows, week_start, leaders, hard, adapter.dialect, names
                     ),
                 )
             )

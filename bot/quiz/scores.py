@@ -58,7 +58,9 @@ class Scores:
         if period_word.lower() == "streaks":
             board = await self.store.streak_board(channel.id, LEADERBOARD_SIZE)
             streak_names = await self.channels.names(target, [user for user, _ in board])
-            return texts.boards.streak_board(board, target.platform, streak_names)
+            return texts.boards.streak_board(
+                board, self.channels.connections.dialect(target), streak_names
+            )
         try:
             period = Period(period_word.lower())
         except ValueError:
@@ -74,7 +76,9 @@ class Scores:
             limit=LEADERBOARD_SIZE,
         )
         names = await self.channels.names(target, [row.user_id for row in rows])
-        return texts.boards.leaderboard(rows, target.platform, scope, period, names)
+        return texts.boards.leaderboard(
+            rows, self.channels.connections.dialect(target), scope, period, names
+        )
 
     async def stats_view(self, target: Target, user_id: str) -> texts.boards.StatsView:
         totals = await self.store.user_totals(target.platform, user_id)
@@ -103,7 +107,9 @@ class Scores:
         )
 
     async def stats(self, target: Target, user_id: str) -> OutMessage:
-        return texts.boards.stats(await self.stats_view(target, user_id), target.platform)
+        return texts.boards.stats(
+            await self.stats_view(target, user_id), self.channels.connections.dialect(target)
+        )
 
     async def current_streak(self, channel_id: int, user_id: str) -> int:
         """The member's daily streak in the channel now (feedback after a daily answer)."""

@@ -101,7 +101,7 @@ class Study:
             limit=count,
             due=await self.due_count(target.platform, user_id),
         )
-        return texts.study.study_card(view, target.platform)
+        return texts.study.study_card(view, self.channels.connections.dialect(target))
 
     async def answer(self, interaction: Interaction) -> OutMessage:
         """A click on a review card: rate it, then show the next one (or the end)."""
@@ -136,9 +136,12 @@ class Study:
         )
         if await self.cards.answer_card(review, recall, spaced_repetition.review) is None:
             return texts.study.review_already_answered()
-        platform = review.target.platform
         verdict = texts.study.review_verdict(
-            platform, slot, correct, review.correct_slot, question.explanation
+            self.channels.connections.dialect(review.target),
+            slot,
+            correct,
+            review.correct_slot,
+            question.explanation,
         )
         return await self._next_step(review, interaction.target, verdict)
 
@@ -165,7 +168,9 @@ class Study:
             limit=step + left,
             due=await self.due_count(platform, user_id),
         )
-        return texts.study.study_card(view, platform, before=verdict)
+        return texts.study.study_card(
+            view, self.channels.connections.dialect(review.target), before=verdict
+        )
 
     async def _next_card(
         self, platform: str, user_id: str

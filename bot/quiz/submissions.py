@@ -155,7 +155,8 @@ class Submissions:
         if found is None:
             return texts.submissions.queue_empty(note)
         total = await self.store.pending_total(target.platform, target.community)
-        return texts.submissions.submission_card(found, total, target.platform, note)
+        dialect = self.connections.dialect(target)
+        return texts.submissions.submission_card(found, total, dialect, note)
 
     async def accept(self, click: Interaction, number: int) -> OutMessage:
         target = click.target
@@ -171,7 +172,8 @@ class Submissions:
         if done is None:
             return await self.queue(target, note=texts.submissions.already_reviewed())
         self.questions.changed(target)
-        await self._tell_author(done, texts.submissions.author_accepted(done, target.platform))
+        accepted = texts.submissions.author_accepted(done, self.connections.dialect(target))
+        await self._tell_author(done, accepted)
         return await self.queue(target, note=texts.submissions.accepted_note(done))
 
     def reject_form(self, number: int) -> OutMessage:
@@ -193,7 +195,8 @@ class Submissions:
             return FormReply(
                 {}, await self.queue(target, note=texts.submissions.already_reviewed())
             )
-        await self._tell_author(done, texts.submissions.author_rejected(done, target.platform))
+        rejected = texts.submissions.author_rejected(done, self.connections.dialect(target))
+        await self._tell_author(done, rejected)
         return FormReply({}, await self.queue(target, note=texts.submissions.rejected_note(done)))
 
     async def skip(self, click: Interaction, number: int) -> OutMessage:

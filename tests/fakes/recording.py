@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from itertools import count
 
 from bot.chat import Command, DeliveryError, Interaction, MessageRef, OutMessage, Target
+from bot.dialect import PLAIN, Dialect
 
 
 @dataclass
@@ -28,11 +29,18 @@ class Sent:
 
 class RecordingAdapter:
     def __init__(
-        self, platform: str = "test", *, first_id: int = 1, earlier: Iterable[str] = ()
+        self,
+        platform: str = "test",
+        *,
+        first_id: int = 1,
+        earlier: Iterable[str] = (),
+        dialect: Dialect = PLAIN,
     ) -> None:
         """`earlier`: ids of messages a previous process posted, which still exist
-        on the platform and can be edited; `first_id` keeps new ids unique."""
+        on the platform and can be edited; `first_id` keeps new ids unique;
+        `dialect`: how the core writes for this platform (plain by default)."""
         self.platform = platform
+        self.dialect = dialect
         self.sent: list[Sent] = []
         self.private: list[tuple[Command | Interaction, OutMessage]] = []
         # Direct messages to members: (where they last used the bot, member, message).
@@ -66,7 +74,10 @@ class RecordingAdapter:
         one posted are still there (and editable), new ids do not collide."""
         earlier = self._earlier | {sent.message_id for sent in self.sent}
         return RecordingAdapter(
-            self.platform, first_id=self._first_id + len(self.sent), earlier=earlier
+            self.platform,
+            first_id=self._first_id + len(self.sent),
+            earlier=earlier,
+            dialect=self.dialect,
         )
 
     @property

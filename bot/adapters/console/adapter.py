@@ -11,6 +11,7 @@ from itertools import count
 from pathlib import Path
 from typing import TextIO
 
+from bot.adapters.console.dialect import ConsoleDialect
 from bot.chat import Command, Interaction, MessageRef, OutMessage, Target
 from bot.quiz import texts
 
@@ -37,6 +38,7 @@ def as_terminal_text(message: OutMessage) -> str:
 
 class ConsoleAdapter:
     platform = "console"
+    dialect = ConsoleDialect(LOCAL_USER)
 
     def __init__(self, out: TextIO | None = None, save_to: Path | None = None) -> None:
         self.out = out or sys.stdout

@@ -5,7 +5,7 @@ Discord renders markdown in message content and embeds: a display name such as
 `<@123>` as someone else's mention. A backslash before any punctuation makes
 Discord show that character as written, so every character that can start or
 close a markdown construct, a mention or a link is escaped. Pure text in, text
-out: no discord import, so the quiz core can use it.
+out: no discord import (the Discord dialect uses it for display names).
 """
 
 from __future__ import annotations

@@ -18,6 +18,7 @@ from discord import app_commands
 
 from bot.adapters.discord import render as discord_render
 from bot.adapters.discord.commands import quiz_group
+from bot.adapters.discord.dialect import DISCORD_DIALECT
 from bot.adapters.in_flight import InFlight
 from bot.chat import (
     Command,
@@ -398,6 +399,7 @@ class DiscordAdapter:
     """The quiz service's view of Discord: post, edit, and look up names."""
 
     platform = PLATFORM
+    dialect = DISCORD_DIALECT
 
     def __init__(self, client: QuizClient) -> None:
         self.client = client

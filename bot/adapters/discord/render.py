@@ -9,6 +9,7 @@ from typing import Any
 
 import discord
 
+from bot.adapters.discord.dialect import DISCORD_DIALECT
 from bot.chat import Button, ButtonStyle, Form, OutMessage
 from bot.quiz import texts
 
@@ -55,22 +56,15 @@ class PostedView(discord.ui.View):
         return False
 
 
-def timestamp(message: OutMessage) -> str | None:
-    """Discord's live relative time markup for the message's deadline."""
-    if message.deadline is None:
-        return None
-    return f"<t:{int(message.deadline.timestamp())}:R>"
-
-
 def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def embed(message: OutMessage) -> discord.Embed:
     description = message.body or message.text
-    when = timestamp(message)
-    if when:
-        description = f"{description}\n\n{texts.questions.closes(when)}"
+    if message.deadline is not None:
+        closes = texts.questions.closes(message.deadline, DISCORD_DIALECT)
+        description = f"{description}\n\n{closes}"
     made = discord.Embed(
         title=_cut(message.title, TITLE_LIMIT) if message.title else None,
         description=_cut(description, DESCRIPTION_LIMIT),

@@ -11,6 +11,7 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.adapters.slack.blocks import blocks, fallback_text, modal_view
+from bot.adapters.slack.dialect import SLACK_DIALECT
 from bot.adapters.slack.moderators import SlackDirectory
 from bot.adapters.slack.pacing import ChannelPacer
 from bot.chat import Command, DeliveryError, Form, Interaction, MessageRef, OutMessage, Target
@@ -55,6 +56,7 @@ CALL_ERRORS = (SlackApiError, aiohttp.ClientError, asyncio.TimeoutError)
 
 class SlackAdapter:
     platform = PLATFORM
+    dialect = SLACK_DIALECT
 
     def __init__(
         self,

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
 from typing import Any
 
+from bot.adapters.slack.dialect import SLACK_DIALECT
 from bot.chat import Button, ButtonStyle, Form, FormField, OutMessage
 from bot.quiz import texts
 
@@ -18,7 +18,7 @@ TEXT_LIMIT = 4000
 
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
 # Slack's own markup (mentions, dates, links) must survive escaping. Text we did
-# not write (names, bank text) arrives already escaped by bot.quiz.escape, so it
+# not write (names, bank text) arrives already escaped by the Slack dialect, so it
 # cannot look like markup here, and its entities are left as they are.
 _MARKUP = re.compile(r"<[@#!][^<>\s][^<>]*>")
 _BARE_AMPERSAND = re.compile(r"&(?!(?:amp|lt|gt);)")
@@ -57,14 +57,6 @@ def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def slack_date(moment: datetime) -> str:
-    """A time each Slack client shows in its reader's own zone, with a UTC fallback.
-    Seconds are shown because questions can last as little as two seconds."""
-    epoch = int(moment.timestamp())
-    fallback = moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
-    return f"<!date^{epoch}^{{date_short_pretty}} at {{time_secs}}|{fallback}>"
-
-
 def _section(text: str) -> Block:
     return {
         "type": "section",
@@ -100,7 +92,7 @@ def blocks(message: OutMessage) -> list[Block]:
     if message.footer:
         context.append(mrkdwn(message.footer))
     if message.deadline is not None:
-        context.append(escape(texts.questions.closes(slack_date(message.deadline))))
+        context.append(escape(texts.questions.closes(message.deadline, SLACK_DIALECT)))
     if context:
         made.append(
             {

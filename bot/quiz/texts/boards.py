@@ -7,24 +7,24 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 from bot.chat import Field, OutMessage
+from bot.dialect import Dialect
 from bot.domain.records import QuizResult, RankRow
 from bot.domain.rules import (
     Period,
     Scope,
 )
-from bot.quiz.escape import escape_text
-from bot.quiz.texts.common import days, mention, percent, private, reviews_due_line, streak_lines
+from bot.quiz.texts.common import days, percent, private, reviews_due_line, streak_lines
 
 
 def _rank_lines(
-    rows: Sequence[RankRow], platform: str, names: Mapping[str, str] | None = None
+    rows: Sequence[RankRow], dialect: Dialect, names: Mapping[str, str] | None = None
 ) -> str:
     medals = {1: "🥇", 2: "🥈", 3: "🥉"}
     lines = []
     for place, row in enumerate(rows, start=1):
         badge = medals.get(place, f"{place}.")
         lines.append(
-            f"{badge} {mention(platform, row.user_id, names)}: {row.points} pts "
+            f"{badge} {dialect.mention(row.user_id, names)}: {row.points} pts "
             f"({row.correct}/{row.answered} correct)"
         )
     return "\n".join(lines)
@@ -32,7 +32,7 @@ def _rank_lines(
 
 def scoreboard(
     result: QuizResult,
-    platform: str,
+    dialect: Dialect,
     *,
     stopped: bool,
     names: Mapping[str, str] | None = None,
@@ -43,7 +43,7 @@ def scoreboard(
     else:
         accuracy = round(100 * result.correct / result.answers) if result.answers else 0
         people = "1 player" if result.participants == 1 else f"{result.participants} players"
-        ranks = _rank_lines(result.rows, platform, names)
+        ranks = _rank_lines(result.rows, dialect, names)
         body = f"{ranks}\n\n{people} · {accuracy}% of answers correct"
     return OutMessage(text=f"{title}\n{body}", title=title, body=body)
 
@@ -53,29 +53,27 @@ _PERIOD_NAMES = {Period.WEEK: "this week", Period.MONTH: "this month", Period.AL
 
 def leaderboard(
     rows: Sequence[RankRow],
-    platform: str,
+    dialect: Dialect,
     scope: Scope,
     period: Period,
     names: Mapping[str, str] | None = None,
 ) -> OutMessage:
     """Posted for the whole channel to see, as the answer to `/quiz leaderboard`."""
-    where = "this channel" if scope is Scope.CHANNEL else "this server"
-    if platform == "slack" and scope is Scope.COMMUNITY:
-        where = "this workspace"
+    where = "this channel" if scope is Scope.CHANNEL else f"this {dialect.community}"
     title = f"Leaderboard: {where}, {_PERIOD_NAMES[period]}"
-    body = _rank_lines(rows, platform, names) if rows else "No answers yet in this period."
+    body = _rank_lines(rows, dialect, names) if rows else "No answers yet in this period."
     return OutMessage(text=f"{title}\n{body}", title=title, body=body, public=True)
 
 
 def streak_board(
     board: Sequence[tuple[str, tuple[int, int]]],
-    platform: str,
+    dialect: Dialect,
     names: Mapping[str, str] | None = None,
 ) -> OutMessage:
     """`/quiz leaderboard streaks`: current and best daily streaks in the channel."""
     title = "Daily streaks: this channel"
     lines = [
-        f"{place}. {mention(platform, user, names)}: {days(current)} (best {best})"
+        f"{place}. {dialect.mention(user, names)}: {days(current)} (best {best})"
         for place, (user, (current, best)) in enumerate(board, start=1)
     ]
     body = "\n".join(lines) or "No daily streaks yet: they start with the first daily question."
@@ -96,20 +94,20 @@ def weekly_leaderboard(
     week_start: date,
     streak_leaders: Sequence[tuple[str, int]],
     hardest: Hardest | None,
-    platform: str,
+    dialect: Dialect,
     names: Mapping[str, str] | None = None,
 ) -> OutMessage:
     """The scheduled weekly post: last week's top ten, streaks, the hardest question."""
     week_end = week_start + timedelta(days=6)
     title = f"Weekly leaderboard: {week_start:%b %d} – {week_end:%b %d}"
-    body = _rank_lines(rows, platform, names) if rows else "Nobody answered last week."
-    fields = [Field("Daily streaks", streak_lines(streak_leaders, platform, names))]
+    body = _rank_lines(rows, dialect, names) if rows else "Nobody answered last week."
+    fields = [Field("Daily streaks", streak_lines(streak_leaders, dialect, names))]
     if hardest is not None:
         share = percent(hardest.correct, hardest.answered)
         fields.append(
             Field(
                 "Hardest question",
-                f"{escape_text(platform, hardest.prompt)}\n"
+                f"{dialect.escape_text(hardest.prompt)}\n"
                 f"{hardest.correct} of {hardest.answered} right ({share})",
             )
         )
@@ -130,8 +128,8 @@ class StatsView:
     reviews_due: int | None = None  # the member's own due review cards
 
 
-def stats(view: StatsView, platform: str) -> OutMessage:
-    who = mention(platform, view.user_id)
+def stats(view: StatsView, dialect: Dialect) -> OutMessage:
+    who = dialect.mention(view.user_id)
     title = "Your stats" if who == "you" else f"Stats for {who}"
     summary = (
         f"Answered: {view.answered}\nCorrect: {view.correct} "

@@ -5,20 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from bot.chat import OutMessage
+from bot.dialect import Dialect
 from bot.quiz.bank import LETTERS
-from bot.quiz.escape import escape_name
-
-
-def mention(platform: str, user_id: str, names: Mapping[str, str] | None = None) -> str:
-    """How to name a member: a mention on chat platforms, or, in channels that
-    turned mentions off (`names` given), their display name, which never pings."""
-    if platform == "console":
-        return "you" if user_id == "local" else user_id
-    if names is not None:
-        name = names.get(user_id)
-        # Names are the member's own text: shown as written, never as markup.
-        return escape_name(platform, name) if name else "a member"
-    return f"<@{user_id}>"
 
 
 def letter(slot: int) -> str:
@@ -99,13 +87,11 @@ def server_only() -> OutMessage:
 
 
 def streak_lines(
-    leaders: Sequence[tuple[str, int]], platform: str, names: Mapping[str, str] | None
+    leaders: Sequence[tuple[str, int]], dialect: Dialect, names: Mapping[str, str] | None
 ) -> str:
     if not leaders:
         return "No streaks yet: answer the next daily question right to start one."
-    return "\n".join(
-        f"🔥 {mention(platform, user, names)}: {days(count)}" for user, count in leaders
-    )
+    return "\n".join(f"🔥 {dialect.mention(user, names)}: {days(count)}" for user, count in leaders)
 
 
 def reviews_due_line(count: int) -> str:

@@ -8,11 +8,11 @@ from datetime import datetime
 from functools import cache
 
 from bot.chat import Button, ButtonStyle, Field, OutMessage
+from bot.dialect import Dialect
 from bot.domain.records import PostTally
 from bot.quiz.bank import Question
 from bot.quiz.buttons import answer_custom_id
-from bot.quiz.escape import escape_text
-from bot.quiz.texts.common import letter, mention, private, reviews_due_line, streak_lines
+from bot.quiz.texts.common import letter, private, reviews_due_line, streak_lines
 
 BAR_WIDTH = 10
 
@@ -40,24 +40,24 @@ class QuestionView:
         return f"{self.bank_title} · Question of the day"
 
 
-def _options_text(view: QuestionView, platform: str, marks: Sequence[str] | None = None) -> str:
+def _options_text(view: QuestionView, dialect: Dialect, marks: Sequence[str] | None = None) -> str:
     lines = []
     for slot in range(len(view.option_order)):
         mark = marks[slot] if marks else ""
-        lines.append(f"{mark}**{letter(slot)}.** {escape_text(platform, view.option(slot))}")
+        lines.append(f"{mark}**{letter(slot)}.** {dialect.escape_text(view.option(slot))}")
     return "\n".join(lines)
 
 
-def question(view: QuestionView, platform: str) -> OutMessage:
-    heading = escape_text(platform, view.heading)
-    prompt = escape_text(platform, view.question.prompt)
-    body = f"{prompt}\n\n{_options_text(view, platform)}"
+def question(view: QuestionView, dialect: Dialect) -> OutMessage:
+    heading = dialect.escape_text(view.heading)
+    prompt = dialect.escape_text(view.question.prompt)
+    body = f"{prompt}\n\n{_options_text(view, dialect)}"
     buttons = tuple(
         Button(answer_custom_id(view.post_id, slot), letter(slot))
         for slot in range(len(view.option_order))
     )
     plain_options = "\n".join(
-        f"{letter(slot)}. {escape_text(platform, view.option(slot))}"
+        f"{letter(slot)}. {dialect.escape_text(view.option(slot))}"
         for slot in range(len(view.option_order))
     )
     return OutMessage(
@@ -76,10 +76,10 @@ def _question_footer(view: QuestionView) -> str:
     return f"{view.seconds} seconds to answer · one answer each, the first click counts"
 
 
-def closes(when: str) -> str:
-    """The closing-time line; `when` is the platform's own live time markup
-    (Discord `<t:…:R>`, Slack `<!date^…>`), which each client shows locally."""
-    return f"Closes {when}"
+def closes(when: datetime, dialect: Dialect) -> str:
+    """The closing-time line, in the dialect's live time markup (Discord
+    `<t:…:R>`, Slack `<!date^…>`), which each client shows locally."""
+    return f"Closes {dialect.time(when)}"
 
 
 def _bar(count: int, total: int) -> str:
@@ -100,20 +100,20 @@ def reveal(
     view: QuestionView,
     correct_slot: int,
     tally: PostTally,
-    platform: str,
+    dialect: Dialect,
     names: Mapping[str, str] | None = None,
     streak_leaders: Sequence[tuple[str, int]] | None = None,
 ) -> OutMessage:
     """The closed question; a daily one (`streak_leaders` given) also shows
     who has the longest daily streaks now."""
     marks = ["✅ " if slot == correct_slot else "▫️ " for slot in range(len(view.option_order))]
-    heading = escape_text(platform, view.heading)
-    prompt = escape_text(platform, view.question.prompt)
-    explanation = escape_text(platform, view.question.explanation)
-    answer = f"{letter(correct_slot)}. {escape_text(platform, view.option(correct_slot))}"
+    heading = dialect.escape_text(view.heading)
+    prompt = dialect.escape_text(view.question.prompt)
+    explanation = dialect.escape_text(view.question.explanation)
+    answer = f"{letter(correct_slot)}. {dialect.escape_text(view.option(correct_slot))}"
     answers = "1 answer" if tally.total == 1 else f"{tally.total} answers"
     first = (
-        f"First correct: {mention(platform, tally.first_correct_user, names)}"
+        f"First correct: {dialect.mention(tally.first_correct_user, names)}"
         if tally.first_correct_user
         else "Nobody got it right."
     )
@@ -137,13 +137,13 @@ def reveal(
         f"{explanation}\n{distribution(view, tally)}\n{answers}. {first}"
     )
     if streak_leaders is not None:
-        streak_text = streak_lines(streak_leaders, platform, names)
+        streak_text = streak_lines(streak_leaders, dialect, names)
         fields.append(Field("Daily streaks", streak_text))
         text += f"\nDaily streaks:\n{streak_text}"
     return OutMessage(
         text=text,
         title=f"{heading} (closed)",
-        body=f"{prompt}\n\n{_options_text(view, platform, marks)}",
+        body=f"{prompt}\n\n{_options_text(view, dialect, marks)}",
         fields=tuple(fields),
         buttons=buttons,
     )

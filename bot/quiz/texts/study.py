@@ -7,9 +7,9 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from bot.chat import Attachment, Button, OutMessage
+from bot.dialect import Dialect
 from bot.quiz.bank import Question
 from bot.quiz.buttons import card_custom_id
-from bot.quiz.escape import escape_text
 from bot.quiz.texts.common import letter, private
 from bot.quiz.texts.questions import verdict
 
@@ -36,22 +36,20 @@ def review_time(local: datetime) -> str:
     return local.strftime("%a %d %b %H:%M")
 
 
-def study_card(view: ReviewCardView, platform: str, before: str = "") -> OutMessage:
+def study_card(view: ReviewCardView, dialect: Dialect, before: str = "") -> OutMessage:
     """One card with its letter buttons; `before` is the verdict on the last one."""
-    title = escape_text(platform, f"Review · {view.bank_title}")
-    prompt = escape_text(platform, view.question.prompt)
+    title = dialect.escape_text(f"Review · {view.bank_title}")
+    prompt = dialect.escape_text(view.question.prompt)
     slots = range(len(view.option_order))
     options = "\n".join(
-        f"**{letter(slot)}.** {escape_text(platform, view.option(slot))}" for slot in slots
+        f"**{letter(slot)}.** {dialect.escape_text(view.option(slot))}" for slot in slots
     )
     lead = f"{before}\n\n" if before else ""
     body = f"{lead}{prompt}\n\n{options}"
     buttons = tuple(
         Button(card_custom_id(view.session_id, view.step, slot), letter(slot)) for slot in slots
     )
-    plain = "\n".join(
-        f"{letter(slot)}. {escape_text(platform, view.option(slot))}" for slot in slots
-    )
+    plain = "\n".join(f"{letter(slot)}. {dialect.escape_text(view.option(slot))}" for slot in slots)
     footer = (
         f"Card {view.number} of at most {view.limit} · {view.due} due · "
         "only you see this; it does not change points or streaks"
@@ -61,9 +59,9 @@ def study_card(view: ReviewCardView, platform: str, before: str = "") -> OutMess
 
 
 def review_verdict(
-    platform: str, slot: int, correct: bool, correct_slot: int, explanation: str
+    dialect: Dialect, slot: int, correct: bool, correct_slot: int, explanation: str
 ) -> str:
-    return verdict(slot, correct, correct_slot, escape_text(platform, explanation))
+    return verdict(slot, correct, correct_slot, dialect.escape_text(explanation))
 
 
 def review_done(before: str, reviewed: int, next_review: str | None) -> OutMessage:

@@ -6,10 +6,10 @@ from collections.abc import Mapping
 from dataclasses import replace
 
 from bot.chat import Button, ButtonStyle, Form, FormField, OutMessage
+from bot.dialect import Dialect
 from bot.quiz.bank import LETTERS
 from bot.quiz.buttons import REJECT_FORM, SUBMIT_FORM, submission_custom_id
-from bot.quiz.escape import escape_text
-from bot.quiz.texts.common import mention, private, short
+from bot.quiz.texts.common import private, short
 from bot.storage.submissions import SubmissionInfo
 
 SUBMISSION_FIELDS = (
@@ -86,14 +86,14 @@ def submission_queued(number: int) -> OutMessage:
     )
 
 
-def _submission_text(submission: SubmissionInfo, platform: str) -> str:
+def _submission_text(submission: SubmissionInfo, dialect: Dialect) -> str:
     question = submission.question
     right = str(question.get("answer", ""))
-    lines = [escape_text(platform, str(question.get("prompt", ""))), ""]
+    lines = [dialect.escape_text(str(question.get("prompt", ""))), ""]
     for index, option in enumerate(question.get("options") or []):
         mark = " ✅" if LETTERS[index] == right else ""
-        lines.append(f"{LETTERS[index]}. {escape_text(platform, str(option))}{mark}")
-    lines += ["", f"**Why:** {escape_text(platform, str(question.get('explanation', '')))}"]
+        lines.append(f"{LETTERS[index]}. {dialect.escape_text(str(option))}{mark}")
+    lines += ["", f"**Why:** {dialect.escape_text(str(question.get('explanation', '')))}"]
     tags = question.get("tags") or []
     if tags:
         lines.append(f"**Tags:** {', '.join(str(tag) for tag in tags)}")
@@ -101,11 +101,11 @@ def _submission_text(submission: SubmissionInfo, platform: str) -> str:
 
 
 def submission_card(
-    submission: SubmissionInfo, pending: int, platform: str, note: str = ""
+    submission: SubmissionInfo, pending: int, dialect: Dialect, note: str = ""
 ) -> OutMessage:
     title = f"Submission #{submission.id} ({pending} pending)"
-    author = mention(platform, submission.author_id)
-    body = _submission_text(submission, platform) + f"\n\nSubmitted by {author}."
+    author = dialect.mention(submission.author_id)
+    body = _submission_text(submission, dialect) + f"\n\nSubmitted by {author}."
     if note:
         body = f"{note}\n\n{body}"
     buttons = (
@@ -152,19 +152,19 @@ def reject_form(number: int) -> OutMessage:
     )
 
 
-def author_accepted(submission: SubmissionInfo, platform: str) -> OutMessage:
-    prompt = escape_text(platform, short(str(submission.question.get("prompt", ""))))
+def author_accepted(submission: SubmissionInfo, dialect: Dialect) -> OutMessage:
+    prompt = dialect.escape_text(short(str(submission.question.get("prompt", ""))))
     return private(
         f"🎉 Your question “{prompt}” was accepted: it joins this community's question bank "
         f"as {submission.question_id}."
     )
 
 
-def author_rejected(submission: SubmissionInfo, platform: str) -> OutMessage:
-    prompt = escape_text(platform, short(str(submission.question.get("prompt", ""))))
+def author_rejected(submission: SubmissionInfo, dialect: Dialect) -> OutMessage:
+    prompt = dialect.escape_text(short(str(submission.question.get("prompt", ""))))
     text = f"Your question “{prompt}” was not accepted."
     if submission.reason:
-        text += f" The moderator said: {escape_text(platform, submission.reason)}"
+        text += f" The moderator said: {dialect.escape_text(submission.reason)}"
     return private(text)
 
 

@@ -1,0 +1,64 @@
+"""How a platform writes the few things the core's texts cannot write neutrally.
+
+The quiz core renders every sentence once; where a sentence holds text it did
+not write (display names, bank text), names a member, shows a live time or
+names a community, it asks the channel's `Dialect`. Each adapter supplies its
+own; `PLAIN` serves a platform that has none. Nothing platform-specific here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Protocol
+
+
+class Dialect(Protocol):
+    @property
+    def community(self) -> str:
+        """The word for a community: "server", "workspace"."""
+        ...
+
+    def escape_name(self, name: str) -> str:
+        """A member's display name, as literal text (it cannot ping or format)."""
+        ...
+
+    def escape_text(self, text: str) -> str:
+        """Bank or submission text (titles, prompts, options, explanations),
+        made safe while the markdown a bank means to show still shows."""
+        ...
+
+    def mention(self, user_id: str, names: Mapping[str, str] | None = None) -> str:
+        """How to name a member: a mention, or, in channels that turned mentions
+        off (`names` given), their display name, which never pings."""
+        ...
+
+    def time(self, moment: datetime) -> str:
+        """A moment as live time markup each reader's client shows locally."""
+        ...
+
+
+class PlainDialect:
+    """No markup to escape, `<@id>` mentions, a "server": the default, and the
+    base the adapters' dialects change what they must of."""
+
+    community = "server"
+
+    def escape_name(self, name: str) -> str:
+        return name
+
+    def escape_text(self, text: str) -> str:
+        return text
+
+    def mention(self, user_id: str, names: Mapping[str, str] | None = None) -> str:
+        if names is not None:
+            name = names.get(user_id)
+            # Names are the member's own text: shown as written, never as markup.
+            return self.escape_name(name) if name else "a member"
+        return f"<@{user_id}>"
+
+    def time(self, moment: datetime) -> str:
+        return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+PLAIN: Dialect = PlainDialect()
