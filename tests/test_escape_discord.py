@@ -1,4 +1,4 @@
-"""Display names made literal for Discord markdown (bot/quiz/escape_discord.py)."""
+"""Display names made literal for Discord markdown (bot/adapters/discord/escape.py)."""
 
 from __future__ import annotations
 
