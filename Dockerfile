@@ -1,6 +1,9 @@
 # Quizmaster bot image. Build: docker build -t quizmaster .
 # Run:   docker run -e DISCORD_TOKEN=... -v quiz-data:/data quizmaster
-FROM python:3.11-slim
+# The base image is pinned by digest so a rebuild gets the same system. To move to a
+# newer one: docker buildx imagetools inspect python:3.11-slim (the "Digest:" line),
+# put it here, rebuild and run the tests in the image.
+FROM python:3.11-slim@sha256:9c900dea9e8fb7e16277c179b555cc72d29a352dbc33cff48ad5a0412fd5bfc7
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
@@ -15,10 +18,13 @@ RUN groupadd --system --gid 10001 quiz \
 
 WORKDIR /app
 
+# The pinned runtime set first (requirements.lock, `make lock`), then the project alone.
+COPY requirements.lock ./
+RUN pip install --no-cache-dir -r requirements.lock
 COPY pyproject.toml README.md ./
 COPY bot/ ./bot/
 COPY questions/ ./questions/
-RUN pip install --no-cache-dir .
+RUN pip install --no-cache-dir --no-deps . && pip check
 
 USER 10001:10001
 VOLUME /data
