@@ -8,7 +8,7 @@ import pytest
 from bot.chat import Command, Target
 from bot.config import Settings
 from bot.quiz.service import QuizService
-from bot.textcommands import UsageError, parse
+from bot.quiz.surface.grammar import UsageError, parse
 from tests.conftest import CHANNEL, OTHER_CHANNEL, Host
 from tests.fakes.recording import RecordingAdapter
 

@@ -15,8 +15,8 @@ import pytest
 from bot.chat import Target
 from bot.quiz.scheduler import CONCURRENT_POSTS, DAILY
 from bot.quiz.service import QuizService
+from bot.quiz.surface.grammar import UsageError, parse
 from bot.storage.db import check_read_models
-from bot.textcommands import UsageError, parse
 from tests.conftest import CHANNEL, OTHER_CHANNEL, Host, restart, run_until
 
 BERLIN = ZoneInfo("Europe/Berlin")

@@ -341,7 +341,7 @@ async def test_export_with_nothing_to_export_or_a_bad_choice(host: Host) -> None
 
 
 def test_typed_review_and_export_commands() -> None:
-    from bot.textcommands import UsageError, parse
+    from bot.quiz.surface.grammar import UsageError, parse
 
     assert parse("review").args == {}
     assert parse("review 5").args == {"count": "5"}

@@ -18,9 +18,9 @@ from bot.chat import Command, FormSubmission, Interaction, OutMessage, Target
 from bot.quiz import buttons, texts
 from bot.quiz.bank import load_banks
 from bot.quiz.submissions import MAX_PENDING, parse_submission
+from bot.quiz.surface.grammar import ParsedCommand, UsageError, parse
 from bot.storage.db import open_database
 from bot.storage.repository import Repository
-from bot.textcommands import ParsedCommand, UsageError, parse
 from tests.conftest import CHANNEL, OTHER_CHANNEL, Host, restart, run_until, shown_options
 from tests.test_cli import run_cli
 

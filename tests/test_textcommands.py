@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from bot.quiz import texts
-from bot.textcommands import ParsedCommand, UsageError, parse
+from bot.quiz.surface.grammar import ParsedCommand, UsageError, parse
 
 BANK = "pytorch-distributed-training"
 

@@ -15,6 +15,7 @@ from bot.quiz.posting import Posting
 from bot.quiz.questions import Questions
 from bot.quiz.scores import Scores
 from bot.quiz.study import Study
+from bot.quiz.surface.spec import ButtonRoute, Pressed
 from bot.storage.answer_writer import AnswerWriter
 from bot.storage.repository import Repository
 
@@ -40,11 +41,8 @@ class Answers:
         self.scores = scores
         self.wake = wake
 
-    async def answer(self, interaction: Interaction) -> OutMessage:
-        parsed = buttons.parse_answer_custom_id(interaction.custom_id)
-        if parsed is None:
-            return texts.questions.unknown_question()
-        post_id, slot = parsed
+    async def answer(self, interaction: Interaction, pressed: Pressed) -> OutMessage:
+        post_id, slot = pressed.number("post"), pressed.number("slot")
         post = await self.posting.post(post_id)
         if (
             post is None
@@ -91,3 +89,6 @@ class Answers:
         if await self.repository.answers.answer_count(post.id) >= post.expected_players:
             await self.repository.posts.close_early(post.id, self.clock.now())
             self.wake()
+
+
+BUTTONS = (ButtonRoute(buttons.ANSWER, Answers, Answers.answer),)

@@ -1,72 +1,41 @@
-"""The ids our buttons and forms carry: which post, card or submission, nothing more."""
+"""The ids our buttons and forms carry: which post, card or submission, nothing
+more. Each kind is routed to its feature's handler in that feature's module
+(`ButtonRoute`, `FormRoute`); the texts build buttons from these kinds."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from bot.quiz.surface.spec import IdKind
 
-ANSWER_PREFIX = "qm:a"
+# A letter button under a question: `qm:a:<post>:<slot>`.
+ANSWER = IdKind("qm:a", ("post", "slot"), answer=True)
 
+# A review card's letter: `qm:r:<session>:<step>:<slot>`; the session row holds the rest.
+CARD = IdKind("qm:r", ("session", "step", "slot"), answer=True)
 
-# Review cards' buttons: `qm:r:<session>:<step>:<slot>`, told apart from answer
-# buttons by the prefix; the session row holds the rest.
-CARD_PREFIX = "qm:r"
+# Moderators' review buttons and the author's "edit": `qm:s:<verb>:<submission>`.
+SUBMISSION = IdKind("qm:s", ("submission",), verbs=("accept", "reject", "skip", "edit"))
+
+# Forms: a new question, and a rejection's reason `qm:f:reject:<submission>`.
+SUBMIT = IdKind("qm:f:submit")
+REJECT = IdKind("qm:f:reject", ("submission",))
+
+SUBMIT_FORM = SUBMIT.id()
+REJECT_FORM = REJECT.prefix
 
 
 def answer_custom_id(post_id: int, slot: int) -> str:
-    """The id a letter button carries: which post and which slot, nothing more."""
-    return f"{ANSWER_PREFIX}:{post_id}:{slot}"
+    return ANSWER.id(post_id, slot)
 
 
 def parse_answer_custom_id(custom_id: str) -> tuple[int, int] | None:
-    parts = custom_id.split(":")
-    if len(parts) != 4 or ":".join(parts[:2]) != ANSWER_PREFIX:
-        return None
-    post, slot = parts[2], parts[3]
-    if not (post.isdigit() and slot.isdigit()) or len(post) > 18:
-        return None
-    return int(post), int(slot)
+    """(post, slot) of a letter button's id, or None if it is not one."""
+    pressed = ANSWER.parse(custom_id)
+    return None if pressed is None else (pressed.numbers[0], pressed.numbers[1])
 
 
 def card_custom_id(session_id: int, step: int, slot: int) -> str:
-    return f"{CARD_PREFIX}:{session_id}:{step}:{slot}"
-
-
-def parse_card_custom_id(custom_id: str) -> tuple[int, int, int] | None:
-    """(session, step, slot) of a review card button's id, or None if it is not one."""
-    parts = custom_id.split(":")
-    if len(parts) != 5 or ":".join(parts[:2]) != CARD_PREFIX:
-        return None
-    numbers = parts[2:]
-    if not all(part.isdigit() and len(part) <= 18 for part in numbers):
-        return None
-    return int(numbers[0]), int(numbers[1]), int(numbers[2])
-
-
-# Review buttons and forms: `qm:s:<verb>:<submission>` and `qm:f:<form>[:<submission>]`.
-SUBMISSION_PREFIX = "qm:s"
-
-
-FORM_PREFIX = "qm:f"
-
-
-SUBMIT_FORM = f"{FORM_PREFIX}:submit"
-
-
-REJECT_FORM = f"{FORM_PREFIX}:reject"
-
-
-SUBMISSION_VERBS = ("accept", "reject", "skip", "edit")
+    return CARD.id(session_id, step, slot)
 
 
 def submission_custom_id(verb: str, number: int) -> str:
-    return f"{SUBMISSION_PREFIX}:{verb}:{number}"
-
-
-def parse_numbered_id(custom_id: str, prefix: str, verbs: Sequence[str]) -> tuple[str, int] | None:
-    """`<prefix>:<verb>:<number>` → (verb, number); None for anything else."""
-    parts = custom_id.split(":")
-    if len(parts) != 4 or ":".join(parts[:2]) != prefix or parts[2] not in verbs:
-        return None
-    if not parts[3].isdigit() or len(parts[3]) > 18:
-        return None
-    return parts[2], int(parts[3])
+    return SUBMISSION.id(number, verb=verb)

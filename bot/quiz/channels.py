@@ -7,7 +7,7 @@ import logging
 from collections import OrderedDict
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from bot.chat import DeliveryError, OutMessage, Target
+from bot.chat import Command, DeliveryError, OutMessage, Target
 from bot.clock import Clock
 from bot.domain.records import ChannelInfo
 from bot.domain.rules import (
@@ -21,6 +21,7 @@ from bot.domain.rules import (
 from bot.quiz import texts
 from bot.quiz.connections import Connections
 from bot.quiz.delivery import within_deadline
+from bot.quiz.surface.spec import CommandSpec, Kind, Option, Variant
 from bot.storage.channels import ChannelStore
 
 log = logging.getLogger(__name__)
@@ -103,7 +104,7 @@ class ChannelSettings:
         if key is None:
             return texts.settings.channel_settings(channel)
         key = key.lower()
-        if key not in texts.settings.CONFIG_KEYS:
+        if key not in SETTINGS and key not in SETTING_ALIASES:
             return texts.settings.unknown_setting(key)
         if value is None or not value.strip():
             return texts.settings.setting_needs_value(key)
@@ -168,3 +169,35 @@ def _known_zone(name: str) -> bool:
     except (ZoneInfoNotFoundError, ValueError):
         return False
     return True
+
+
+# The settings a channel has (their descriptions are in texts.settings).
+SETTINGS = ("moderator-role", "mentions", "timezone", "daily-window", "grace")
+SETTING_ALIASES = {"moderator-group": "moderator-role"}
+
+
+async def _config(channels: ChannelSettings, command: Command) -> OutMessage:
+    args = command.args
+    return await channels.configure(command.target, args.get("key"), args.get("value"))
+
+
+SETTING = Option(
+    "setting",
+    Kind.CHOICE,
+    arg="key",
+    required=True,
+    choices=SETTINGS,
+    aliases=tuple(SETTING_ALIASES),
+    open_text=True,  # an unknown name gets the list of settings from the handler
+)
+VALUE = Option("value", Kind.REST, required=True)
+COMMANDS = (
+    CommandSpec(
+        "config",
+        ChannelSettings,
+        _config,
+        (Variant(("config", "show")), Variant(("config", "set"), (SETTING, VALUE))),
+        moderator=True,
+        bare={},
+    ),
+)

@@ -8,7 +8,7 @@ import random
 from collections.abc import Callable
 from datetime import timedelta
 
-from bot.chat import DeliveryError, OutMessage, Target
+from bot.chat import Command, DeliveryError, OutMessage, Target
 from bot.clock import Clock
 from bot.domain.records import PostInfo, QuizInfo
 from bot.domain.rules import (
@@ -29,6 +29,8 @@ from bot.quiz.connections import Connections
 from bot.quiz.delivery import LIVE_PUBLISH_WINDOW, PUBLISH_LEASE, within_deadline
 from bot.quiz.posting import Delivery, Posting
 from bot.quiz.questions import Questions
+from bot.quiz.surface.options import BANK, TAG
+from bot.quiz.surface.spec import CommandSpec, Kind, Option, Variant
 from bot.storage.repository import Repository
 
 log = logging.getLogger(__name__)
@@ -259,3 +261,38 @@ class LiveQuizzes:
             log.exception("could not post the scoreboard in %s", target)
         finally:
             self._quiz_ended(target)
+
+
+async def _start(live: LiveQuizzes, command: Command) -> OutMessage:
+    args = command.args
+    return await live.start(
+        command.target,
+        command.user_id,
+        questions=args.get("questions"),
+        seconds=args.get("seconds"),
+        bank=args.get("bank") or None,
+        tag=args.get("tag") or None,
+    )
+
+
+async def _stop(live: LiveQuizzes, command: Command) -> OutMessage:
+    return await live.stop(command.target)
+
+
+async def _skip(live: LiveQuizzes, command: Command) -> OutMessage:
+    return await live.skip(command.target)
+
+
+QUESTIONS = Option("questions", Kind.NUMBER, minimum=MIN_QUESTIONS, maximum=MAX_QUESTIONS)
+SECONDS = Option("seconds", Kind.NUMBER, minimum=MIN_SECONDS, maximum=MAX_SECONDS)
+COMMANDS = (
+    CommandSpec(
+        "start",
+        LiveQuizzes,
+        _start,
+        (Variant(("start",), (QUESTIONS, SECONDS, BANK, TAG)),),
+        moderator=True,
+    ),
+    CommandSpec("stop", LiveQuizzes, _stop, (Variant(("stop",)),), moderator=True),
+    CommandSpec("skip", LiveQuizzes, _skip, (Variant(("skip",)),), moderator=True),
+)

@@ -15,11 +15,12 @@ from collections.abc import Callable, Mapping
 from datetime import date, datetime, time, timedelta
 from functools import partial
 
-from bot.chat import DeliveryError, OutMessage, Target
+from bot.chat import Command, DeliveryError, OutMessage, Target
 from bot.clock import Clock
 from bot.domain.records import PostInfo, ScheduleInfo
 from bot.domain.rules import LEADERBOARD_SIZE, Window, shuffled_order, week_key
 from bot.domain.schedule_rules import (
+    DAY_NAMES,
     Rule,
     ScheduleError,
     catch_up,
@@ -38,6 +39,8 @@ from bot.quiz.jobs import Jobs
 from bot.quiz.posting import Posting
 from bot.quiz.questions import Questions
 from bot.quiz.scores import Scores
+from bot.quiz.surface.options import SCHEDULE_BANK, SCHEDULE_TAG, TIME, TIMEZONE
+from bot.quiz.surface.spec import CommandSpec, Kind, Option, Variant
 from bot.storage.repository import Repository
 
 log = logging.getLogger(__name__)
@@ -417,3 +420,36 @@ def _latest_slot(due: datetime, now: datetime, rule: Rule) -> tuple[datetime, da
             return slot, following
         slot = following
     return slot, next_fire(now, rule)
+
+
+async def _schedule(scheduler: Scheduler, command: Command) -> OutMessage:
+    return await scheduler.command(command.target, command.user_id, command.args)
+
+
+def _showing(args: Mapping[str, str]) -> bool:
+    return args.get("action", "show").lower() in ("show", "")
+
+
+DAYS = Option("days")
+DAY = Option("day", Kind.CHOICE, required=True, choices=DAY_NAMES, placeholder="day")
+WHICH = Option("which", Kind.CHOICE, choices=("daily", "leaderboard"))
+COMMANDS = (
+    CommandSpec(
+        "schedule",
+        Scheduler,
+        _schedule,
+        (
+            Variant(
+                ("schedule", "daily"),
+                (TIME, TIMEZONE, DAYS, SCHEDULE_BANK, SCHEDULE_TAG),
+                {"action": DAILY},
+            ),
+            Variant(("schedule", "leaderboard"), (DAY, TIME, TIMEZONE), {"action": LEADERBOARD}),
+            Variant(("schedule", "show"), fixed={"action": "show"}),
+            Variant(("schedule", "off"), (WHICH,), {"action": "off"}),
+        ),
+        moderator=True,
+        open_to_all=_showing,  # anyone may look at the schedule; changing it needs a moderator
+        bare={"action": "show"},
+    ),
+)

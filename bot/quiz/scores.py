@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
-from bot.chat import OutMessage, Target
+from bot.chat import Command, OutMessage, Target
 from bot.clock import Clock
 from bot.domain.rules import (
     LEADERBOARD_SIZE,
@@ -19,6 +19,7 @@ from bot.quiz import texts
 from bot.quiz.channels import ChannelSettings
 from bot.quiz.questions import Questions
 from bot.quiz.study import Study
+from bot.quiz.surface.spec import CommandSpec, Kind, Option, Variant
 from bot.storage.answers import AnswerStore
 from bot.storage.scores import ScoreStore
 
@@ -120,3 +121,30 @@ class Scores:
 
     async def forget_user(self, platform: str, user_id: str) -> int:
         return await self.forget_member(platform, user_id)
+
+
+async def _leaderboard(scores: Scores, command: Command) -> OutMessage:
+    args = command.args
+    return await scores.leaderboard(
+        command.target, args.get("scope", "channel"), args.get("period", "week")
+    )
+
+
+async def _stats(scores: Scores, command: Command) -> OutMessage:
+    return await scores.stats(command.target, command.args.get("user") or command.user_id)
+
+
+async def _forget_me(scores: Scores, command: Command) -> OutMessage:
+    forgotten = await scores.forget_user(command.target.platform, command.user_id)
+    return texts.boards.forgotten(forgotten)
+
+
+SCOPE = Option(
+    "scope", Kind.CHOICE, choices=("channel", "server"), aliases=("workspace", "community")
+)
+PERIOD = Option("period", Kind.CHOICE, choices=("week", "month", "all", "streaks"))
+COMMANDS = (
+    CommandSpec("leaderboard", Scores, _leaderboard, (Variant(("leaderboard",), (SCOPE, PERIOD)),)),
+    CommandSpec("stats", Scores, _stats, (Variant(("stats",), (Option("user", Kind.MEMBER),)),)),
+    CommandSpec("forget-me", Scores, _forget_me, (Variant(("forget-me",)),)),
+)

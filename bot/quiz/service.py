@@ -31,11 +31,11 @@ from bot.clock import Clock
 from bot.domain.records import ChannelInfo
 from bot.domain.rules import is_valid_id
 from bot.metrics import Metrics, StateCounts
-from bot.quiz import buttons, texts
+from bot.quiz import texts
 from bot.quiz.answers import Answers
 from bot.quiz.bank import Catalog
 from bot.quiz.channels import ChannelSettings
-from bot.quiz.commands import Commands, DashboardLinks
+from bot.quiz.commands import Commands, DashboardLinks, declared_surface
 from bot.quiz.connections import Connections
 from bot.quiz.jobs import Jobs
 from bot.quiz.live import LiveQuizzes
@@ -134,14 +134,19 @@ class QuizService:
             wakeup,
         )
         self.submissions = Submissions(repository.submissions, questions, self.connections, clock)
-        self.commands = Commands(
-            self.channels,
+        # Each service has its own registry, so a feature (or a test) can add to it.
+        self.surface = declared_surface()
+        owners: list[object] = [
             self.live,
+            self.answers,
             self.scores,
-            self.scheduler,
             self.study,
+            self.channels,
+            self.scheduler,
             self.submissions,
-            links,
+        ]
+        self.commands = Commands(
+            self.surface, self.channels, {type(owner): owner for owner in owners}, links
         )
 
     @property
@@ -161,7 +166,7 @@ class QuizService:
         """Run a `/quiz` command; the result is the private reply to its author."""
         if not _valid_ids(command.target, command.user_id):
             return texts.common.malformed_id()
-        self.metrics.command(command, self.commands.table)
+        self.metrics.command(command, self.surface.commands)
         try:
             return await self.commands.run(command)
         except Exception:
@@ -175,20 +180,15 @@ class QuizService:
         the reply says the answer did not count (clicking again is safe)."""
         if not _valid_ids(interaction.target, interaction.user_id):
             return texts.common.malformed_id()
-        if interaction.custom_id.startswith(buttons.SUBMISSION_PREFIX + ":"):
-            try:
-                return await self.commands.click(interaction)
-            except Exception:
-                log.exception("review click %s failed", interaction.custom_id)
-                return texts.common.failure()
-        self.metrics.click(interaction)
+        found = self.surface.button(interaction.custom_id)  # parsed once, here
+        answer = found is not None and found[0].kind.answer
+        if answer:
+            self.metrics.click(interaction)
         try:
-            if buttons.parse_card_custom_id(interaction.custom_id) is not None:
-                return await self.study.answer(interaction)
-            return await self.answers.answer(interaction)
+            return await self.commands.click(interaction, found)
         except Exception:
             log.exception("click %s failed in %s", interaction.custom_id, interaction.target)
-            return texts.questions.answer_not_counted()
+            return texts.questions.answer_not_counted() if answer else texts.common.failure()
 
     async def handle_form(self, form: FormSubmission) -> FormReply:
         """A submitted form (a question, a rejection's reason)."""

@@ -14,7 +14,7 @@ import logging
 import random
 from datetime import timedelta
 
-from bot.chat import Attachment, Interaction, OutMessage, Target
+from bot.chat import Attachment, Command, Interaction, OutMessage, Target
 from bot.clock import Clock
 from bot.domain import spaced_repetition
 from bot.domain.records import CardState, Recall, ReviewSessionInfo
@@ -23,6 +23,7 @@ from bot.quiz import anki, buttons, texts
 from bot.quiz.bank import Bank, Question
 from bot.quiz.channels import ChannelSettings
 from bot.quiz.questions import Questions
+from bot.quiz.surface.spec import ButtonRoute, CommandSpec, Kind, Option, Pressed, Variant
 from bot.storage.cards import CardStore
 
 log = logging.getLogger(__name__)
@@ -103,12 +104,9 @@ class Study:
         )
         return texts.study.study_card(view, self.channels.connections.dialect(target))
 
-    async def answer(self, interaction: Interaction) -> OutMessage:
+    async def answer(self, interaction: Interaction, pressed: Pressed) -> OutMessage:
         """A click on a review card: rate it, then show the next one (or the end)."""
-        parsed = buttons.parse_card_custom_id(interaction.custom_id)
-        if parsed is None:
-            return texts.questions.unknown_question()
-        session_id, step, slot = parsed
+        session_id, step, slot = pressed.numbers
         review = await self.cards.session(session_id)
         if review is None:
             return texts.study.review_ended()
@@ -224,3 +222,27 @@ class Study:
         stamp = self.clock.now().timestamp()
         # genanki writes a SQLite file and a zip: off the event loop.
         return len(chosen), await asyncio.to_thread(anki.package, chosen, stamp)
+
+
+async def _review(study: Study, command: Command) -> OutMessage:
+    return await study.start_review(command.target, command.user_id, command.args.get("count"))
+
+
+async def _export(study: Study, command: Command) -> OutMessage:
+    return await study.export(command.target, command.user_id, command.args.get("which"))
+
+
+COUNT = Option(
+    "count",
+    Kind.NUMBER,
+    minimum=spaced_repetition.MIN_REVIEW_COUNT,
+    maximum=spaced_repetition.MAX_REVIEW_COUNT,
+)
+WHICH = Option(
+    "questions", Kind.CHOICE, arg="which", choices=("missed", "all"), about="questions_kind"
+)
+COMMANDS = (
+    CommandSpec("review", Study, _review, (Variant(("review",), (COUNT,)),)),
+    CommandSpec("export", Study, _export, (Variant(("export",), (WHICH,)),)),
+)
+BUTTONS = (ButtonRoute(buttons.CARD, Study, Study.answer),)

@@ -18,11 +18,12 @@ from pydantic import ValidationError
 
 from bot.chat import Command, FormReply, FormSubmission, Interaction, OutMessage, Target
 from bot.clock import Clock
-from bot.quiz import texts
+from bot.quiz import buttons, texts
 from bot.quiz.bank import Question
 from bot.quiz.connections import Connections
 from bot.quiz.delivery import within_deadline
 from bot.quiz.questions import Questions
+from bot.quiz.surface.spec import ButtonRoute, CommandSpec, FormRoute, Option, Pressed, Variant
 from bot.storage.submissions import SubmissionInfo, SubmissionStore, submission_id
 
 log = logging.getLogger(__name__)
@@ -227,3 +228,57 @@ class Submissions:
             await within_deadline(adapter.send_direct(where, submission.author_id, message))
         except Exception as error:
             log.info("could not tell %s about their submission: %s", submission.author_id, error)
+
+
+async def _submit(submissions: Submissions, command: Command) -> OutMessage:
+    return await submissions.open_form(command)
+
+
+async def _queue(submissions: Submissions, command: Command) -> OutMessage:
+    return await submissions.queue(command.target)
+
+
+async def _remove(submissions: Submissions, command: Command) -> OutMessage:
+    return await submissions.remove(command.target, command.user_id, command.args.get("id"))
+
+
+async def _clicked(submissions: Submissions, click: Interaction, pressed: Pressed) -> OutMessage:
+    number = pressed.number("submission")
+    if pressed.verb == "edit":
+        return await submissions.reopen(click, number)
+    if pressed.verb == "accept":
+        return await submissions.accept(click, number)
+    if pressed.verb == "reject":
+        return submissions.reject_form(number)
+    return await submissions.skip(click, number)
+
+
+async def _submitted(submissions: Submissions, form: FormSubmission, _: Pressed) -> FormReply:
+    return await submissions.submitted(form)
+
+
+async def _rejected(submissions: Submissions, form: FormSubmission, pressed: Pressed) -> FormReply:
+    return await submissions.reject(form, pressed.number("submission"))
+
+
+def _authors_edit(pressed: Pressed) -> bool:
+    return pressed.verb == "edit"  # the author's own draft: anyone, for their own
+
+
+COMMANDS = (
+    CommandSpec("submit", Submissions, _submit, (Variant(("submit",)),)),
+    CommandSpec("submissions", Submissions, _queue, (Variant(("submissions",)),), moderator=True),
+    CommandSpec(
+        "remove-question",
+        Submissions,
+        _remove,
+        (Variant(("remove-question",), (Option("id", required=True),)),),
+        moderator=True,
+    ),
+)
+# Review buttons and the reject form need the moderators of `/quiz submissions`.
+BUTTONS = (ButtonRoute(buttons.SUBMISSION, Submissions, _clicked, "submissions", _authors_edit),)
+FORMS = (
+    FormRoute(buttons.SUBMIT, Submissions, _submitted),
+    FormRoute(buttons.REJECT, Submissions, _rejected, "submissions"),
+)

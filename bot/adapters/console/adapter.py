@@ -14,6 +14,8 @@ from typing import TextIO
 from bot.adapters.console.dialect import ConsoleDialect
 from bot.chat import Command, Interaction, MessageRef, OutMessage, Target
 from bot.quiz import texts
+from bot.quiz.surface import declared
+from bot.quiz.surface.registry import Surface
 
 CONSOLE_TARGET = Target("console", "local", "terminal")
 LOCAL_USER = "local"
@@ -40,13 +42,20 @@ class ConsoleAdapter:
     platform = "console"
     dialect = ConsoleDialect(LOCAL_USER)
 
-    def __init__(self, out: TextIO | None = None, save_to: Path | None = None) -> None:
+    def __init__(
+        self,
+        out: TextIO | None = None,
+        save_to: Path | None = None,
+        surface: Surface | None = None,
+    ) -> None:
         self.out = out or sys.stdout
+        # What each button is typed as comes from the surface's declarations.
+        self.surface = surface or declared()
         self.save_to = save_to or Path.cwd()  # where files sent to the player are saved
         self._ids = count(1)
-        # The question open for answers: its message id and letter → button id.
+        # The question open for answers: its message id and typed key → button id.
         self.open_question: tuple[str, dict[str, str]] | None = None
-        # A private card with letters (a review card): letter → button id.
+        # A private card with buttons (a review card): typed key → button id.
         self.open_card: dict[str, str] | None = None
         self.changed = asyncio.Event()
 
@@ -60,7 +69,7 @@ class ConsoleAdapter:
     async def send(self, target: Target, message: OutMessage) -> MessageRef:
         message_id = str(next(self._ids))
         self._print("\n" + as_terminal_text(message))
-        live_buttons = {b.label: b.custom_id for b in message.buttons if not b.disabled}
+        live_buttons = self._keys(message)
         if live_buttons:
             # The terminal has no buttons: say which letters can be typed.
             self._print(as_terminal_text(texts.common.pick_a_letter(list(live_buttons))))
@@ -81,10 +90,17 @@ class ConsoleAdapter:
             path = self.save_to / message.attachment.filename
             path.write_bytes(message.attachment.data)
             self._print(f"> {as_terminal_text(texts.study.file_saved(str(path)))}")
-        letters = {b.label: b.custom_id for b in message.buttons if not b.disabled}
+        letters = self._keys(message)
         self.open_card = letters or None
         if letters:
             self._print(as_terminal_text(texts.common.pick_a_letter(list(letters))))
+
+    def _keys(self, message: OutMessage) -> dict[str, str]:
+        return {
+            self.surface.shortcut(button): button.custom_id
+            for button in message.buttons
+            if not button.disabled
+        }
 
     def hint(self, message: OutMessage) -> None:
         """A line of help that leaves the open card as it is."""

@@ -9,7 +9,7 @@ from bot.adapters.console.adapter import CONSOLE_TARGET, LOCAL_USER, ConsoleAdap
 from bot.chat import Command
 from bot.quiz import texts
 from bot.quiz.service import QuizService
-from bot.textcommands import UsageError, parse
+from bot.quiz.surface.grammar import UsageError, parse
 
 
 async def _next_line_or_change(
@@ -41,7 +41,7 @@ async def play(
     # A quiz left running by an interrupted run would block this one: end it
     # quietly, before the console is attached to show it.
     await service.stop(CONSOLE_TARGET)
-    console = ConsoleAdapter(out)
+    console = ConsoleAdapter(out, surface=service.surface)
     service.register(console)
     finished = asyncio.Event()
     service.on_quiz_end(lambda target: finished.set() if target == CONSOLE_TARGET else None)
@@ -85,7 +85,8 @@ async def play(
                     texts.common.pick_a_letter(list(question[1])),
                 )
             continue
-        answered.add(question[0])
+        if service.surface.is_answer(click.custom_id):
+            answered.add(question[0])  # other buttons (a hint) leave the question open
         await console.reply_private(click, await service.handle_click(click))
     await finished.wait()
     stats = await service.stats(CONSOLE_TARGET, LOCAL_USER)
@@ -102,7 +103,7 @@ async def review(
 ) -> int:
     """A review session for the local player: due cards one at a time, a typed
     letter answers; it ends with the last card or the end of input."""
-    console = ConsoleAdapter(out)
+    console = ConsoleAdapter(out, surface=service.surface)
     service.register(console)
     command = Command("review", CONSOLE_TARGET, LOCAL_USER, args={"count": str(count)})
     await console.reply_private(command, await service.handle_command(command))
@@ -122,7 +123,7 @@ async def review(
 
 async def local_channel(service: QuizService, stopping: asyncio.Event) -> None:
     """An interactive channel in the terminal: `/quiz …` commands and letters."""
-    console = ConsoleAdapter()
+    console = ConsoleAdapter(surface=service.surface)
     service.register(console)
     await console.reply_private(
         Command("help", CONSOLE_TARGET, LOCAL_USER), texts.common.console_intro()
@@ -142,10 +143,11 @@ async def local_channel(service: QuizService, stopping: asyncio.Event) -> None:
             await console.reply_private(click, await service.handle_click(click))
             continue
         try:
-            parsed = parse(line)
+            parsed = parse(line, service.surface)
         except UsageError as problem:
             await console.reply_private(
-                Command("help", CONSOLE_TARGET, LOCAL_USER), texts.usage.usage_error(str(problem))
+                Command("help", CONSOLE_TARGET, LOCAL_USER),
+                texts.usage.usage_error(str(problem), service.surface),
             )
             continue
         command = Command(

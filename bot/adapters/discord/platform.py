@@ -33,7 +33,7 @@ from bot.chat import (
 )
 from bot.config import Settings
 from bot.platforms import StartError
-from bot.quiz import buttons, texts
+from bot.quiz import texts
 from bot.quiz.service import QuizService
 
 log = logging.getLogger(__name__)
@@ -232,11 +232,8 @@ class QuizClient(discord.Client):
             )
             # Only an answer (or review card) click may have been lost; a
             # submission review click is a command.
-            is_answer = (
-                buttons.parse_answer_custom_id(custom_id) is not None
-                or buttons.parse_card_custom_id(custom_id) is not None
-            )
-            fallback = CLICK_FALLBACK if is_answer else COMMAND_FALLBACK
+            answer = self.service.surface.is_answer(custom_id)
+            fallback = CLICK_FALLBACK if answer else COMMAND_FALLBACK
             await self._answer(interaction, click, self.service.handle_click(click), fallback)
 
     async def on_form(self, interaction: discord.Interaction[Any]) -> None:

@@ -38,9 +38,9 @@ from bot.adapters.slack.pacing import ChannelPacer
 from bot.chat import Command, DeliveryError, FormSubmission, Interaction, OutMessage, Target
 from bot.config import Settings
 from bot.platforms import StartError
-from bot.quiz import buttons, texts
+from bot.quiz import texts
 from bot.quiz.service import QuizService
-from bot.textcommands import UsageError, parse
+from bot.quiz.surface.grammar import UsageError, parse
 
 log = logging.getLogger(__name__)
 P = ParamSpec("P")
@@ -53,10 +53,6 @@ SOCKET_CONNECT_TIMEOUT = 30.0
 ACK_WITHIN = 2.5
 # How long closing waits for requests and listeners still running.
 DRAIN_SECONDS = 10.0
-# Answer buttons (qm:a:…), review cards (qm:r:…) and submission review buttons
-# (qm:s:…); the service tells them apart. Forms are views (qm:f:…).
-ANSWER_ACTION = re.compile(r"^qm:[ars]:")
-FORM_CALLBACK = re.compile(r"^qm:f:")
 # `/quiz config set moderator-group @quiz-hosts` arrives escaped as
 # <!subteam^S123|@quiz-hosts>; keep the readable handle (or the id).
 _SUBTEAM = re.compile(r"<!subteam\^([A-Z0-9]+)(?:\|@?([^>]*))?>")
@@ -111,8 +107,10 @@ class SlackPlatform:
         )
         self.app = AsyncApp(client=self.client, signing_secret=secret, name="quizmaster")
         self.app.command("/quiz")(self._tracked(self._on_command))
-        self.app.action(ANSWER_ACTION)(self._tracked(self._on_click))
-        self.app.view(FORM_CALLBACK)(self._tracked(self._on_form))
+        # Every button and form the quiz surface declares; the service routes each.
+        surface = service.surface
+        self.app.action(surface.action_pattern())(self._tracked(self._on_click))
+        self.app.view(surface.form_pattern())(self._tracked(self._on_form))
         # Only HTTP mode has a signing secret (Socket Mode needs none).
         self.gate = RequestGate(secret, clock) if secret else None
         self.ack_within = ACK_WITHIN
@@ -249,9 +247,9 @@ class SlackPlatform:
         target = Target(PLATFORM, str(body.get("team_id", "")), str(body.get("channel_id", "")))
         user_id = str(body.get("user_id", ""))
         try:
-            parsed = parse(unescape_groups(str(body.get("text") or "")))
+            parsed = parse(unescape_groups(str(body.get("text") or "")), self.service.surface)
         except UsageError as error:
-            reply = texts.usage.usage_error(str(error))
+            reply = texts.usage.usage_error(str(error), self.service.surface)
         else:
             command = Command(
                 parsed.name,
@@ -399,14 +397,9 @@ class SlackPlatform:
             log.warning(
                 "Slack: storing a click by %s took over %ss", click.user_id, self.ack_within
             )
-            if (
-                buttons.parse_answer_custom_id(click.custom_id) is None
-                and buttons.parse_card_custom_id(click.custom_id) is None
-            ):
-                return (
-                    texts.common.too_slow()
-                )  # a submission review button: nothing to click again for
-            return texts.questions.answer_not_counted()
+            if self.service.surface.is_answer(click.custom_id):
+                return texts.questions.answer_not_counted()
+            return texts.common.too_slow()  # a command button: nothing to click again for
 
 
 def platform(settings: Settings, service: QuizService) -> SlackPlatform:

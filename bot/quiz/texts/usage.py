@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from bot.chat import OutMessage
 from bot.domain.rules import (
     MAX_QUESTIONS,
@@ -11,46 +13,115 @@ from bot.domain.rules import (
 )
 from bot.quiz.texts.common import private
 
-USAGE = (
-    "Usage: `/quiz start [questions] [seconds] [bank] [tag]`, `/quiz stop`, "
-    "`/quiz skip`, `/quiz leaderboard [channel|server] [week|month|all|streaks]`, "
-    "`/quiz stats [@user]`, `/quiz review [count]`, `/quiz export [missed|all]`, "
-    "`/quiz forget-me`, `/quiz config show`, "
-    "`/quiz config set <setting> <value>`, "
-    "`/quiz schedule daily <HH:MM> [timezone] [days] [bank=ID] [tag=TAG]`, "
-    "`/quiz schedule leaderboard <day> <HH:MM> [timezone]`, `/quiz schedule show`, "
-    "`/quiz schedule off [daily|leaderboard]`, `/quiz submit`, `/quiz submissions`, "
-    "`/quiz remove-question <id>`, `/quiz dashboard`, `/quiz help`"
-)
+if TYPE_CHECKING:
+    from bot.quiz.surface.registry import Surface
 
 
-def usage_error(problem: str) -> OutMessage:
-    return private(f"{problem}. {USAGE}")
+def _surface(surface: Surface | None) -> Surface:
+    if surface is None:
+        from bot.quiz.surface import declared  # late: the declarations import the texts
+
+        return declared()
+    return surface
 
 
-HELP = f"""\
-**Quizmaster** runs multiple-choice quizzes in this channel.
-`/quiz start [questions] [seconds] [bank] [tag]`: a live quiz (moderators; \
-{MIN_QUESTIONS}–{MAX_QUESTIONS} questions, {MIN_SECONDS}–{MAX_SECONDS} seconds each)
-`/quiz stop`, `/quiz skip`: end the quiz or reveal the current question (moderators)
-`/quiz leaderboard [channel|server] [week|month|all|streaks]`: the top ten
-`/quiz stats [user]`: answers, accuracy, points and streaks
-`/quiz review [count]`: practise your due questions privately (default 10)
-`/quiz export [missed|all]`: your missed (or all) questions as an Anki deck
-`/quiz forget-me`: delete your answers, stats, review cards and submissions
-`/quiz config show`, `/quiz config set <setting> <value>`: channel settings (moderators): \
-moderator-role, mentions on|off, timezone, daily-window, grace
-`/quiz schedule daily <HH:MM> [timezone] [days]`: a daily question here (moderators), \
-e.g. `daily 09:00 Europe/Berlin mon-fri`
-`/quiz schedule leaderboard <day> <HH:MM> [timezone]`: a weekly leaderboard post \
-(moderators)
-`/quiz schedule show`, `/quiz schedule off [daily|leaderboard]`
-`/quiz submit`: propose a question for this community's bank (`bank=community`)
-`/quiz submissions`: review proposed questions (moderators); \
-`/quiz remove-question <id>`: take one out (moderators)
-`/quiz dashboard`: a private link to this community's web dashboard and your own page
-Scoring: 10 points for a correct answer, plus up to 5 for speed in a live quiz.
-Daily streak: daily questions in a row answered right; a wrong or missing answer resets it."""
+def usage_line(surface: Surface | None = None) -> str:
+    """Every way to type `/quiz`, from the registry's declarations."""
+    shapes = ", ".join(f"`{v.synopsis()}`" for _, v in _surface(surface).variants())
+    return f"Usage: {shapes}"
+
+
+def usage_error(problem: str, surface: Surface | None = None) -> OutMessage:
+    return private(f"{problem}. {usage_line(surface)}")
+
+
+# One line of help per way to type a command, after its shape.
+HELP_LINES = {
+    "start": f"a live quiz (moderators; {MIN_QUESTIONS}–{MAX_QUESTIONS} questions, "
+    f"{MIN_SECONDS}–{MAX_SECONDS} seconds each)",
+    "stop": "end the quiz now and post the scores (moderators)",
+    "skip": "reveal the open question now (moderators)",
+    "leaderboard": "the top ten",
+    "stats": "answers, accuracy, points and streaks",
+    "review": "practise your due questions privately (default 10)",
+    "export": "your missed (or all) questions as an Anki deck",
+    "forget-me": "delete your answers, stats, review cards and submissions",
+    "config show": "this channel's settings (moderators)",
+    "config set": "change a channel setting (moderators): "
+    "moderator-role, mentions on|off, timezone, daily-window, grace",
+    "schedule daily": "a daily question here (moderators), "
+    "e.g. `daily 09:00 Europe/Berlin mon-fri`",
+    "schedule leaderboard": "a weekly leaderboard post (moderators)",
+    "schedule show": "this channel's schedules",
+    "schedule off": "turn schedules off (moderators)",
+    "submit": "propose a question for this community's bank (`bank=community`)",
+    "submissions": "review proposed questions (moderators)",
+    "remove-question": "take a question out of the community bank (moderators)",
+    "dashboard": "a private link to this community's web dashboard and your own page",
+    "help": "this help",
+}
+
+# What a member who is not a moderator is told they cannot do, per command.
+MODERATOR_ACTIONS = {
+    "start": "start a quiz",
+    "stop": "stop a quiz",
+    "skip": "skip a question",
+    "config": "change channel settings",
+    "schedule": "change the schedule",
+    "submissions": "review submissions",
+    "remove-question": "remove community questions",
+}
+
+
+def help_text(surface: Surface | None = None) -> str:
+    lines = ["**Quizmaster** runs multiple-choice quizzes in this channel."]
+    for _, variant in _surface(surface).variants():
+        lines.append(f"`{variant.synopsis()}`: {HELP_LINES[variant.words]}")
+    lines.append("Scoring: 10 points for a correct answer, plus up to 5 for speed in a live quiz.")
+    lines.append(
+        "Daily streak: daily questions in a row answered right; "
+        "a wrong or missing answer resets it."
+    )
+    return "\n".join(lines)
+
+
+# -- what the text grammar says when typed words do not fit -----------------------
+
+
+def unknown_command_word(name: str) -> str:
+    return f"unknown command `{name}`"
+
+
+def pick_a_variant(shapes: list[str]) -> str:
+    return "use " + " or ".join(f"`{shape}`" for shape in shapes)
+
+
+def takes_no_options(words: str) -> str:
+    return f"`{words}` takes no options"
+
+
+def unknown_option(word: str, keywords: list[str]) -> str:
+    return f"unknown option `{word}`; use " + " or ".join(keywords)
+
+
+def given_twice(name: str) -> str:
+    return f"{name} is given twice"
+
+
+def unexpected(word: str, shape: str) -> str:
+    return f"unexpected `{word}`: use `{shape}`"
+
+
+def not_a_member(word: str) -> str:
+    return f"`{word}` is not a member mention"
+
+
+def fits_none(word: str, shapes: list[str]) -> str:
+    return f"`{word}` fits none of " + ", ".join(shapes)
+
+
+def needs(words: str, shape: str) -> str:
+    return f"`/quiz {words}` needs {shape}"
 
 
 # What the platforms' command pickers show next to each command and option.
@@ -116,9 +187,9 @@ def dashboard_off() -> OutMessage:
     )
 
 
-def help_message() -> OutMessage:
-    return private(HELP)
+def help_message(surface: Surface | None = None) -> OutMessage:
+    return private(help_text(surface))
 
 
-def unknown_command(name: str) -> OutMessage:
-    return private(f"I don't know `/quiz {name}`.\n\n{HELP}")
+def unknown_command(name: str, surface: Surface | None = None) -> OutMessage:
+    return private(f"I don't know `/quiz {name}`.\n\n{help_text(surface)}")
