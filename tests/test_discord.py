@@ -26,6 +26,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from bot.adapters.discord import platform as discord_platform
 from bot.adapters.discord.platform import DiscordPlatform, QuizClient
+from bot.chat import Target
 from bot.clock import Clock, SystemClock
 from bot.config import Settings
 from bot.platforms import StartError
@@ -46,6 +47,7 @@ from tests.fakes.fake_discord import (
     text_of,
 )
 from tests.processes import bot_environment, free_port, start_run, wait_until_connected
+from tests.test_surface import TOOT, TOOT_MESSAGE, add_tooter
 
 GUILD = "110000000000000001"
 CHANNEL = "220000000000000001"
@@ -1008,3 +1010,19 @@ async def test_an_author_who_takes_no_dms_does_not_undo_the_review(
     assert fake.direct_messages(PLAYER) == []
     bank = await bot.service.repository.submissions.community_bank("discord", GUILD)
     assert [row.author_id for row in bank] == [PLAYER]
+
+
+async def test_a_new_button_kind_is_routed_on_discord(
+    fake: FakeDiscord, database: Database, catalog: Catalog
+) -> None:
+    bot = await start_bot(fake, database, catalog)
+    try:
+        tooter = add_tooter(bot.service)
+        target = Target("discord", GUILD, CHANNEL)
+        sent = await bot.platform.adapter.send(target, TOOT_MESSAGE)
+        token = await fake.click(GUILD, PLAYER, sent.message_id, TOOT.id(7))
+        _, final = await fake.reply(token)
+        assert "toot 7" in text_of(final)
+        assert tooter.pressed == [(PLAYER, 7)]
+    finally:
+        await bot.stop()

@@ -27,7 +27,7 @@ import yaml
 from bot.adapters.slack.blocks import blocks, escape
 from bot.adapters.slack.pacing import PRUNE_AFTER, ChannelPacer
 from bot.adapters.slack.platform import SlackPlatform
-from bot.chat import Button, ButtonStyle, OutMessage
+from bot.chat import Button, ButtonStyle, OutMessage, Target
 from bot.clock import Clock, SystemClock
 from bot.config import Settings
 from bot.platforms import StartError
@@ -42,6 +42,7 @@ from tests.fakes.fake_slack import (
     APP_TOKEN,
     BOT_TOKEN,
     SIGNING_SECRET,
+    TEAM,
     Call,
     FakeSlack,
     SignedSender,
@@ -51,6 +52,7 @@ from tests.fakes.fake_slack import (
     slash_payload,
     view_submission_payload,
 )
+from tests.test_surface import TOOT, TOOT_MESSAGE, Tooter, add_tooter
 
 CHANNEL = "C0QUIZ"
 OTHER = "C0OTHER"
@@ -210,12 +212,19 @@ async def make_slack(
     database with the real clock (or `clock`) and the timer loop running."""
     async with AsyncExitStack() as stack:
 
-        async def make(*, socket: bool = False, clock: Clock | None = None) -> Slack:
+        async def make(
+            *,
+            socket: bool = False,
+            clock: Clock | None = None,
+            prepare: Callable[[QuizService], None] | None = None,
+        ) -> Slack:
             path = await _templates.sqlite_copy(tmp_path / f"{uuid.uuid4().hex}.db")
             database = open_database(f"sqlite+aiosqlite:///{path}")
             stack.push_async_callback(database.dispose)
             repository = Repository(database)
             service = QuizService(repository, catalog, clock or SystemClock(), rng=random.Random(5))
+            if prepare is not None:
+                prepare(service)  # before the platform reads the service's surface
             platform = SlackPlatform(settings_for(fake, socket=socket), service)
             service.register(platform.adapter)
             await platform.start()
@@ -945,3 +954,24 @@ async def test_socket_mode_form_errors_come_back_in_the_ack(make_slack: MakeSlac
     assert ack["response_action"] == "errors" and set(ack["errors"]) == {"prompt"}
     assert await submit_view(slack, view, MEMBER, **TYPED) == {}
     await slack.fake.wait_for(lambda: slack.fake.ephemerals(MEMBER), what="the reply")
+
+
+async def test_a_new_button_kind_is_routed_on_slack(make_slack: MakeSlack) -> None:
+    tooters: list[Tooter] = []
+    slack = await make_slack(prepare=lambda service: tooters.append(add_tooter(service)))
+    sent = await slack.platform.adapter.send(Target("slack", TEAM, CHANNEL), TOOT_MESSAGE)
+    body = click_payload(
+        TOOT.id(7),
+        "Toot",
+        user=MEMBER,
+        channel=CHANNEL,
+        message_ts=sent.message_id,
+        response_url=slack.fake.response_url(f"click-{uuid.uuid4().hex}"),
+    )
+    assert slack.sender is not None
+    status, _ = await slack.sender.click(body)
+    assert status == 200
+    replies = await slack.fake.wait_for(
+        lambda: [c for c in slack.fake.ephemerals(MEMBER) if "toot 7" in c.text], what="the reply"
+    )
+    assert len(replies) == 1 and tooters[0].pressed == [(MEMBER, 7)]
