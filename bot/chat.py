@@ -235,3 +235,8 @@ class DeliveryError(Exception):
         super().__init__(message)
         self.permanent = permanent
         self.rate_limited = rate_limited
+
+
+class StartError(Exception):
+    """A platform cannot start with these settings; the message says why (the
+    runner prints it and exits 2)."""

@@ -7,7 +7,7 @@ would make a series per member."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
@@ -210,6 +210,3 @@ class MeteredAdapter:
 
     def _failed(self, error: DeliveryError) -> None:
         self._metrics.delivery_errors.labels(self.platform, error_kind(error)).inc()
-
-
-StateReader = Callable[[], Awaitable[StateCounts]]

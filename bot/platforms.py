@@ -1,20 +1,38 @@
 """How `quizmaster run` starts a chat platform, without importing every
-platform library: each adapter module is loaded only when its token is set."""
+platform library: each adapter module is loaded only when its token is set.
+
+`PLATFORMS` is the one table of chat platforms: each entry is an adapter
+package whose `__init__` says its NAME, whether the settings configure it,
+what is wrong with them, and the MODULE that builds it. A new platform is a
+new package under bot/adapters and one line here."""
 
 from __future__ import annotations
 
 import importlib
+from types import ModuleType
 from typing import Protocol
 
-from bot.chat import Adapter
+import bot.adapters.discord
+import bot.adapters.slack
+from bot.chat import Adapter, StartError
 from bot.config import Settings
 from bot.quiz.service import QuizService
 
-# Each module defines `platform(settings, service) -> Platform`.
-PLATFORM_MODULES = {
-    "discord": "bot.adapters.discord.platform",
-    "slack": "bot.adapters.slack.platform",
-}
+PLATFORMS: tuple[ModuleType, ...] = (bot.adapters.discord, bot.adapters.slack)
+_BY_NAME = {package.NAME: package for package in PLATFORMS}
+
+
+def configured_platforms(settings: Settings) -> list[str]:
+    return [package.NAME for package in PLATFORMS if package.configured(settings)]
+
+
+def settings_problem(settings: Settings) -> str | None:
+    """The first problem of a configured platform's settings, if any."""
+    for package in PLATFORMS:
+        found: str | None = package.problem(settings)
+        if found:
+            return found
+    return None
 
 
 class Platform(Protocol):
@@ -30,12 +48,11 @@ class Platform(Protocol):
     async def close(self) -> None: ...
 
 
-class StartError(Exception):
-    """The platform cannot start with these settings; the message says why."""
-
-
 def build_platform(name: str, settings: Settings, service: QuizService) -> Platform:
-    module = importlib.import_module(PLATFORM_MODULES[name])
+    module = importlib.import_module(_BY_NAME[name].MODULE)
     platform: Platform = module.platform(settings, service)
     service.register(platform.adapter)
     return platform
+
+
+__all__ = ["PLATFORMS", "Platform", "StartError", "build_platform", "configured_platforms"]

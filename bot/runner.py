@@ -16,21 +16,18 @@ from bot.app import Runtime
 from bot.config import SETTINGS_HELP, Settings
 from bot.health import check_port_free, describe_bind_error, start_health_server
 from bot.heap import start_up_frozen
-from bot.platforms import Platform, StartError, build_platform
+from bot.platforms import (
+    Platform,
+    StartError,
+    build_platform,
+    configured_platforms,
+    settings_problem,
+)
 from bot.storage.db import describe_database_error
 from bot.web.pages import web_mounts
 from bot.web.views import due_reviews
 
 log = logging.getLogger(__name__)
-
-
-def configured_platforms(settings: Settings) -> list[str]:
-    platforms = []
-    if settings.discord_token:
-        platforms.append("discord")
-    if settings.slack_bot_token:
-        platforms.append("slack")
-    return platforms
 
 
 def _settings_lines() -> list[str]:
@@ -84,7 +81,7 @@ async def run_bot(settings: Settings) -> int:
 
 
 async def _run(settings: Settings) -> int:
-    problem = settings.slack_problem()
+    problem = settings_problem(settings)
     if problem:
         raise StartError(f"{problem}.")
     platforms = configured_platforms(settings)

@@ -13,7 +13,7 @@ from bot.chat import Command
 from bot.quiz.service import QuizService
 from bot.storage import dashboard as dashboard_store
 from bot.storage.db import check_read_models, rebuild_read_models
-from bot.storage.read_models import backfill_post_votes
+from bot.storage.post_votes import backfill_post_votes
 from bot.web.tokens import Signer
 from bot.web.views import due_reviews
 from tests.conftest import CHANNEL, Host

@@ -19,7 +19,8 @@ from bot.chat import Target
 from bot.domain.records import NewAnswer
 from bot.domain.rules import Period, streak_table, streaks
 from bot.quiz.buttons import parse_answer_custom_id
-from bot.storage import dashboard, read_models
+from bot.storage import boards as board_statements
+from bot.storage import dashboard
 from bot.storage.db import check_read_models, rebuild_read_models
 from bot.storage.repository import Repository
 from tests.conftest import CHANNEL, OTHER_CHANNEL, Host, run_until
@@ -274,14 +275,14 @@ async def test_every_board_reads_its_top_ten_from_an_index_in_rank_order(
     a board of 50 does (bench/boards.py measures it). The plan says so: no sort
     step on PostgreSQL, no temporary B-tree on SQLite."""
     boards = [
-        read_models.channel_board(1, period, "2026-W10", 10)
+        board_statements.channel_board(1, period, "2026-W10", 10)
         for period in (Period.ALL, Period.WEEK, Period.MONTH)
     ]
     boards += [
-        read_models.community_board("test", "guild-1", period, "2026-03", 10)
+        board_statements.community_board("test", "guild-1", period, "2026-03", 10)
         for period in (Period.ALL, Period.WEEK, Period.MONTH)
     ]
-    boards.append(read_models.streak_board(1, 10))
+    boards.append(board_statements.streak_board(1, 10))
     async with engine.connect() as connection:
         for board in boards:
             sql = str(board.compile(engine, compile_kwargs={"literal_binds": True}))

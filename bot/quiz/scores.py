@@ -20,7 +20,6 @@ from bot.quiz.channels import ChannelSettings
 from bot.quiz.questions import Questions
 from bot.quiz.study import Study
 from bot.quiz.surface.spec import CommandSpec, Kind, Option, Variant
-from bot.storage.answers import AnswerStore
 from bot.storage.scores import ScoreStore
 
 SCOPE_WORDS = {
@@ -35,7 +34,6 @@ class Scores:
     def __init__(
         self,
         store: ScoreStore,
-        answers: AnswerStore,
         channels: ChannelSettings,
         questions: Questions,
         clock: Clock,
@@ -46,7 +44,6 @@ class Scores:
         # Every store that holds something of a member (Repository.forget_member).
         self.forget_member = forget_member
         self.store = store
-        self.answers = answers
         self.channels = channels
         self.questions = questions
         self.clock = clock

@@ -77,7 +77,6 @@ class QuizService:
         self.study = Study(repository.cards, questions, clock, self.rng, self.channels)
         self.scores = Scores(
             repository.scores,
-            repository.answers,
             self.channels,
             questions,
             clock,

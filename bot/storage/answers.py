@@ -15,7 +15,7 @@ from sqlalchemy.dialects import sqlite
 
 from bot.domain.records import NewAnswer, PostInfo, PostTally
 from bot.domain.rules import zone_or_utc
-from bot.storage import read_models
+from bot.storage import post_votes, read_models
 from bot.storage.base import Store, rowcount
 from bot.storage.db_thread import in_sqlite_thread
 from bot.storage.models import Answer, Channel, Post
@@ -177,7 +177,7 @@ class AnswerStore(Store):
                 delete(Answer).where(Answer.user_id == user_id, Answer.channel_id.in_(on_platform))
             )
             await read_models.forget(session, platform, user_id)
-            await read_models.count_post_votes(session, post_ids)
+            await post_votes.count_post_votes(session, post_ids)
             return rowcount(result)
 
 

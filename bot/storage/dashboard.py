@@ -16,11 +16,11 @@ from sqlalchemy import Connection, Integer, bindparam, func, select, union_all
 
 from bot.domain.records import ChannelInfo, RankRow
 from bot.domain.rules import Period
-from bot.storage import member_activity, read_models
+from bot.storage import boards, member_activity
 from bot.storage.base import Store, channel_info
 from bot.storage.db_thread import read_in_one_hop
 from bot.storage.models import Channel, ChannelScore, DailyStreak, Post, PostVotes, Schedule
-from bot.storage.read_models import OPTIONS
+from bot.storage.post_votes import OPTIONS
 
 
 @dataclass(frozen=True)
@@ -133,10 +133,8 @@ class DashboardStore(Store):
 
         def read(connection: Connection) -> tuple[list[RankRow], dict[int, list[RankRow]]]:
             wide = connection.execute(
-                read_models.board_query("community", period, limit),
-                read_models.board_values(
-                    period, community_key, platform=platform, community=community
-                ),
+                boards.board_query("community", period, limit),
+                boards.board_values(period, community_key, platform=platform, community=community),
             )
             channels: dict[int, list[RankRow]] = {channel_id: [] for channel_id in keys}
             for chosen in _slices(list(keys)):
@@ -190,7 +188,7 @@ def many_channel_boards(period: Period, channels: int, limit: int) -> Any:
     parts = []
     for n in range(channels):
         model = ChannelScore
-        columns, where = read_models.board_columns(
+        columns, where = boards.board_columns(
             model, period, bindparam(f"key_{n}"), model.channel_id == bindparam(f"channel_{n}")
         )
         points, correct, answered, last_correct = columns
@@ -204,7 +202,7 @@ def many_channel_boards(period: Period, channels: int, limit: int) -> Any:
                 last_correct.label("last_correct_at"),
             )
             .where(*where)
-            .order_by(*read_models.rank_order(points, correct, last_correct, model.user_id))
+            .order_by(*boards.rank_order(points, correct, last_correct, model.user_id))
             .limit(limit)
         )
     rows = _union(parts)
@@ -212,9 +210,7 @@ def many_channel_boards(period: Period, channels: int, limit: int) -> Any:
         rows.c.channel_id, rows.c.user_id, rows.c.points, rows.c.correct, rows.c.answered
     ).order_by(
         rows.c.channel_id,
-        *read_models.rank_order(
-            rows.c.points, rows.c.correct, rows.c.last_correct_at, rows.c.user_id
-        ),
+        *boards.rank_order(rows.c.points, rows.c.correct, rows.c.last_correct_at, rows.c.user_id),
     )
 
 
@@ -223,7 +219,7 @@ def many_streak_boards(channels: int, limit: int) -> Any:
     """The streak boards of channels `channel_0` …, as (channel id, member,
     current, best) in board order per channel."""
     parts = [
-        read_models.streak_board(bindparam(f"channel_{n}", type_=Integer), limit).add_columns(
+        boards.streak_board(bindparam(f"channel_{n}", type_=Integer), limit).add_columns(
             DailyStreak.channel_id
         )
         for n in range(channels)

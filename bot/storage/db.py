@@ -19,7 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async
 from bot.storage import member_activity, recount
 from bot.storage.db_thread import begin_sqlite
 from bot.storage.models import Base
-from bot.storage.read_models import backfill_post_votes
+from bot.storage.post_votes import backfill_post_votes
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 # Any number will do, as long as every Quizmaster process uses the same one.

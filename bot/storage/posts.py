@@ -35,12 +35,6 @@ class PostStore(Store):
             ).one_or_none()
             return post_info(row[0], row[1], row[2]) if row else None
 
-    async def set_message_id(self, post_id: int, message_id: str) -> None:
-        async with self._sessions.begin() as session:
-            await session.execute(
-                update(Post).where(Post.id == post_id).values(message_id=message_id)
-            )
-
     async def open_posts(self, quiz_id: int) -> list[int]:
         async with self._reads() as session:
             rows = await session.execute(

@@ -17,23 +17,17 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import (
-    BindParameter,
     Dialect,
     Integer,
-    String,
     bindparam,
     case,
     cast,
     delete,
-    func,
-    insert,
     literal_column,
     null,
-    or_,
     select,
     update,
 )
-from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from bot.domain.rules import Period, period_key
@@ -45,9 +39,8 @@ from bot.storage.models import (
     CommunityScore,
     DailyStreak,
     MemberQuestion,
-    Post,
-    PostVotes,
 )
+from bot.storage.post_votes import count_post_votes
 from bot.storage.prepared import Prepared
 from bot.storage.sql import insert_for, text_param
 
@@ -572,251 +565,3 @@ def _step_streak(dialect: str) -> Any:
             "best": case((right & (extended > row.best), extended), else_=row.best),
         },
     )
-
-
-# How a closed post was answered (the dashboard's question pages).
-OPTIONS = 5
-
-
-def _vote_queries(post_ids: Sequence[int] | None) -> tuple[Any, Any]:
-    """The closed posts (with what their row is keyed by) and their answers
-    counted per shown slot; all closed posts when `post_ids` is None."""
-    posts = (
-        select(
-            Post.id,
-            Channel.platform,
-            Channel.community,
-            Post.question_id,
-            Post.option_order,
-            Post.closed_at,
-        )
-        .join(Channel, Channel.id == Post.channel_id)
-        .where(Post.closed_at.is_not(None))
-    )
-    counts = select(
-        _ANSWERS.post_id,
-        _ANSWERS.slot,
-        func.count(),
-        func.coalesce(func.sum(cast(_ANSWERS.correct, Integer)), 0),
-    ).group_by(_ANSWERS.post_id, _ANSWERS.slot)
-    if post_ids is not None:
-        posts = posts.where(Post.id.in_(post_ids))
-        counts = counts.where(_ANSWERS.post_id.in_(post_ids))
-    return posts, counts
-
-
-def _vote_rows(posts: Iterable[Any], counts: Iterable[Any]) -> list[dict[str, Any]]:
-    """One `post_votes` row per closed post with answers, its votes turned from
-    the shown slots into bank order (`option_order[slot]` is the bank option)."""
-    by_post: dict[int, list[tuple[int, int, int]]] = {}
-    for post_id, slot, answered, correct in counts:
-        by_post.setdefault(post_id, []).append((slot, int(answered), int(correct)))
-    rows = []
-    for post_id, platform, community, question_id, order, closed_at in posts:
-        slots = by_post.get(post_id)
-        if not slots:
-            continue
-        row: dict[str, Any] = {
-            "post_id": post_id,
-            "platform": platform,
-            "community": community,
-            "question_id": question_id,
-            "closed_at": closed_at,
-            "answered": sum(n for _, n, _ in slots),
-            "correct": sum(c for _, _, c in slots),
-        }
-        votes = [0] * OPTIONS
-        for slot, answered, _ in slots:
-            if 0 <= slot < len(order):
-                votes[order[slot]] += answered
-        row.update({f"option_{n}": votes[n] for n in range(OPTIONS)})
-        rows.append(row)
-    return rows
-
-
-async def count_post_votes(session: AsyncSession, post_ids: Sequence[int]) -> None:
-    """(Re)count these posts' votes, in the caller's transaction: the one that
-    closes a post, or the one that deletes a member's answers."""
-    # In slices: a member's answers can touch more posts than a statement may bind.
-    for start in range(0, len(post_ids), 1_000):
-        chosen = post_ids[start : start + 1_000]
-        await session.execute(delete(PostVotes).where(PostVotes.post_id.in_(chosen)))
-        posts, counts = _vote_queries(chosen)
-        found = (await session.execute(posts)).all(), (await session.execute(counts)).all()
-        rows = _vote_rows(*found)
-        if rows:
-            await session.execute(insert(PostVotes), rows)
-
-
-def expected_post_votes(connection: Connection) -> dict[int, dict[str, Any]]:
-    """Every closed post's `post_votes` row as its answers say, by post id:
-    one pass over the answers, grouped by post and slot."""
-    posts, counts = _vote_queries(None)
-    rows = _vote_rows(connection.execute(posts).all(), connection.execute(counts).all())
-    return {row["post_id"]: row for row in rows}
-
-
-def stored_post_votes(connection: Connection) -> dict[int, dict[str, Any]]:
-    return {
-        row["post_id"]: dict(row)
-        for row in connection.execute(select(PostVotes.__table__)).mappings()
-    }
-
-
-def backfill_post_votes(connection: Connection) -> None:
-    """Replace every `post_votes` row with what the answers say (migration
-    0010, `quizmaster db rebuild`)."""
-    connection.execute(delete(PostVotes))
-    rows = list(expected_post_votes(connection).values())
-    for start in range(0, len(rows), 5_000):
-        connection.execute(insert(PostVotes), rows[start : start + 5_000])
-
-
-# -- reading them ---------------------------------------------------------------
-
-
-def board(model: Any, period: Period, key: Any, limit: int, *where: Any) -> Any:
-    """Top rows of a board for a period: all time, or the current week or
-    month `key`. Ranked by points, then more right answers, then the earlier
-    last right answer, then user id."""
-    columns, where = board_columns(model, period, key, *where)
-    return _ranked(model, columns, limit, where)
-
-
-def board_columns(
-    model: Any, period: Period, key: Any, *where: Any
-) -> tuple[list[Any], tuple[Any, ...]]:
-    """A board's (points, right, answered, last right answer) columns for a
-    period, and its conditions with the period's."""
-    if period is Period.ALL:
-        columns = [model.points, model.correct, model.answered, model.last_correct_at]
-    elif period is Period.MONTH:
-        where = (*where, model.month == key)
-        columns = [model.month_points, model.month_correct, model.month_answered]
-        columns.append(model.month_last_correct_at)
-    else:
-        where = (*where, model.week == key)
-        columns = [model.week_points, model.week_correct, model.week_answered]
-        columns.append(model.week_last_correct_at)
-    return columns, where
-
-
-def past_week_board(channel_id: int, key: str, limit: int) -> Any:
-    """A channel's board for a past week `key` (the Monday post): the week of a
-    member's latest answer, or the one before it if they answered since."""
-    model = ChannelScore
-    latest = model.week == key
-    columns = [
-        case((latest, getattr(model, f"week_{name}")), else_=getattr(model, f"prev_week_{name}"))
-        for name in ("points", "correct", "answered", "last_correct_at")
-    ]
-    where = (model.channel_id == channel_id, or_(latest, model.prev_week == key))
-    return _ranked(model, columns, limit, where)
-
-
-def rank_order(points: Any, correct: Any, last_correct: Any, user_id: Any) -> list[Any]:
-    """Points, then more correct answers, then the earlier last correct answer, then user id
-    (every leaderboard and quiz scoreboard ranks this way).
-
-    `last_correct` is NULL only where `correct` is 0, and two rows compared on
-    it have the same `correct`: so it never matters where NULLs sort, and each
-    backend's default lets the boards read the ranked indexes (models.py)."""
-    return [points.desc(), correct.desc(), last_correct.asc(), user_id.asc()]
-
-
-def _ranked(model: Any, columns: list[Any], limit: int, where: tuple[Any, ...]) -> Any:
-    points, correct, answered, last_correct = columns
-    return (
-        select(model.user_id, points, correct, answered)
-        .where(*where)
-        .order_by(*rank_order(points, correct, last_correct, model.user_id))
-        .limit(limit)
-    )
-
-
-def channel_board(channel_id: int, period: Period, key: str, limit: int) -> Any:
-    return board_query("channel", period, limit).params(board_values(period, key, channel_id))
-
-
-def community_board(platform: str, community: str, period: Period, key: str, limit: int) -> Any:
-    values = board_values(period, key, platform=platform, community=community)
-    return board_query("community", period, limit).params(values)
-
-
-@cache
-def board_query(scope: str, period: Period, limit: int) -> Any:
-    """The board of a channel (`scope` "channel": parameter `channel_id`) or a
-    community ("community": `platform`, `community`), with `key` for a week or
-    month: built once per shape and run with `board_values`. Building the
-    expression anew was a third of a leaderboard's CPU."""
-    key = bindparam("key", type_=String)
-    if scope == "channel":
-        channel = ChannelScore.channel_id == bindparam("channel_id", type_=Integer)
-        return board(ChannelScore, period, key, limit, channel)
-    platform = CommunityScore.platform == bindparam("platform", type_=String)
-    community = CommunityScore.community == bindparam("community", type_=String)
-    return board(CommunityScore, period, key, limit, platform, community)
-
-
-def board_values(
-    period: Period,
-    key: str,
-    channel_id: int | None = None,
-    *,
-    platform: str | None = None,
-    community: str | None = None,
-) -> dict[str, Any]:
-    """The parameters of `board_query` for one board."""
-    values: dict[str, Any] = {}
-    if period is not Period.ALL:
-        values["key"] = key
-    if channel_id is not None:
-        values["channel_id"] = channel_id
-    else:
-        values.update(platform=platform, community=community)
-    return values
-
-
-def streak_board(channel_id: int | BindParameter[int], limit: int) -> Any:
-    """Members who ever had a streak: longest current first, then longest best."""
-    return (
-        select(DailyStreak.user_id, DailyStreak.current, DailyStreak.best)
-        .where(DailyStreak.channel_id == channel_id, DailyStreak.best > 0)
-        .order_by(DailyStreak.current.desc(), DailyStreak.best.desc(), DailyStreak.user_id)
-        .limit(limit)
-    )
-
-
-def streak_leaders(channel_id: int, limit: int) -> Any:
-    """Members with the longest current streaks (at least 1), longest first."""
-    return (
-        select(DailyStreak.user_id, DailyStreak.current)
-        .where(DailyStreak.channel_id == channel_id, DailyStreak.current > 0)
-        .order_by(DailyStreak.current.desc(), DailyStreak.user_id)
-        .limit(limit)
-    )
-
-
-def current_streak(channel_id: int, user_id: str) -> Any:
-    return select(DailyStreak.current).where(
-        DailyStreak.channel_id == channel_id, DailyStreak.user_id == user_id
-    )
-
-
-def member_streaks(platform: str, user_id: str) -> Any:
-    """(channel id, current, best) for each channel where the member has a streak row."""
-    return (
-        select(DailyStreak.channel_id, DailyStreak.current, DailyStreak.best)
-        .join(Channel, Channel.id == DailyStreak.channel_id)
-        .where(DailyStreak.user_id == user_id, Channel.platform == platform)
-    )
-
-
-def member_questions(platform: str, user_id: str) -> Any:
-    """(question id, answered, right, points) for each question the member answered."""
-    return select(
-        MemberQuestion.question_id,
-        MemberQuestion.answered,
-        MemberQuestion.correct,
-        MemberQuestion.points,
-    ).where(MemberQuestion.platform == platform, MemberQuestion.user_id == user_id)

@@ -25,16 +25,15 @@ from bot.storage.models import (
     MemberQuestion,
     Post,
 )
+from bot.storage.post_votes import expected_post_votes, stored_post_votes
 from bot.storage.read_models import (
     SCORE_TABLES,
     ScoredAnswer,
     ScoreRow,
     ScoreSteps,
     Tally,
-    expected_post_votes,
     fold,
     score_row,
-    stored_post_votes,
 )
 
 BATCH = 5_000

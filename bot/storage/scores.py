@@ -7,10 +7,10 @@ from sqlalchemy import case, func, select
 
 from bot.domain.records import QuestionScore, QuizResult, RankRow, UserTotals
 from bot.domain.rules import Period, Window
-from bot.storage import read_models
+from bot.storage import boards
 from bot.storage.base import Store
+from bot.storage.boards import rank_order
 from bot.storage.models import Answer, Post
-from bot.storage.read_models import rank_order
 
 
 class ScoreStore(Store):
@@ -53,22 +53,22 @@ class ScoreStore(Store):
         """Top members by points in a channel (channel_id) or a whole community,
         all time or in the week or month `key` ("2026-W49", "2026-12")."""
         if channel_id is not None:
-            query = read_models.board_query("channel", period, limit)
-            values = read_models.board_values(period, key, channel_id)
+            query = boards.board_query("channel", period, limit)
+            values = boards.board_values(period, key, channel_id)
         else:
-            query = read_models.board_query("community", period, limit)
-            values = read_models.board_values(period, key, platform=platform, community=community)
+            query = boards.board_query("community", period, limit)
+            values = boards.board_values(period, key, platform=platform, community=community)
         rows = await self._read_rows(query, values)
         return [RankRow(u, int(p), int(c), int(n)) for u, p, c, n in rows]
 
     async def past_week_board(self, channel_id: int, key: str, limit: int) -> list[RankRow]:
         """A channel's top members in a past week `key` (the weekly post)."""
         async with self._reads() as session:
-            rows = await session.execute(read_models.past_week_board(channel_id, key, limit))
+            rows = await session.execute(boards.past_week_board(channel_id, key, limit))
             return [RankRow(u, int(p), int(c), int(n)) for u, p, c, n in rows]
 
     async def user_totals(self, platform: str, user_id: str) -> UserTotals:
-        found = await self._read_rows(read_models.member_questions(platform, user_id))
+        found = await self._read_rows(boards.member_questions(platform, user_id))
         rows = [(q, int(n), int(c), int(p)) for q, n, c, p in found]
         return UserTotals(
             answered=sum(n for _, n, _, _ in rows),
@@ -79,22 +79,22 @@ class ScoreStore(Store):
 
     async def streak_board(self, channel_id: int, limit: int) -> list[tuple[str, tuple[int, int]]]:
         """Members who ever had a streak in the channel: (user, (current, best))."""
-        rows = await self._read_rows(read_models.streak_board(channel_id, limit))
+        rows = await self._read_rows(boards.streak_board(channel_id, limit))
         return [(user, (current, best)) for user, current, best in rows]
 
     async def streak_leaders(self, channel_id: int, limit: int) -> list[tuple[str, int]]:
         async with self._reads() as session:
-            rows = await session.execute(read_models.streak_leaders(channel_id, limit))
+            rows = await session.execute(boards.streak_leaders(channel_id, limit))
             return [(user, current) for user, current in rows]
 
     async def member_streaks(self, platform: str, user_id: str) -> dict[int, tuple[int, int]]:
         """The member's (current, best) streak in each channel of the platform."""
-        rows = await self._read_rows(read_models.member_streaks(platform, user_id))
+        rows = await self._read_rows(boards.member_streaks(platform, user_id))
         return {channel: (current, best) for channel, current, best in rows}
 
     async def streak(self, channel_id: int, user_id: str) -> int:
         """The member's current streak in the channel."""
-        rows = await self._read_rows(read_models.current_streak(channel_id, user_id))
+        rows = await self._read_rows(boards.current_streak(channel_id, user_id))
         return int(rows[0][0]) if rows else 0
 
     async def question_scores(self, channel_id: int, window: Window) -> list[QuestionScore]:

@@ -29,10 +29,10 @@ from bot.chat import (
     MessageRef,
     ModeratorCheck,
     OutMessage,
+    StartError,
     Target,
 )
 from bot.config import Settings
-from bot.platforms import StartError
 from bot.quiz import texts
 from bot.quiz.service import QuizService
 

@@ -35,9 +35,16 @@ from bot.adapters.slack.blocks import blocks, fallback_text, view_values
 from bot.adapters.slack.http import RequestGate, events_app
 from bot.adapters.slack.moderators import SlackDirectory
 from bot.adapters.slack.pacing import ChannelPacer
-from bot.chat import Command, DeliveryError, FormSubmission, Interaction, OutMessage, Target
+from bot.chat import (
+    Command,
+    DeliveryError,
+    FormSubmission,
+    Interaction,
+    OutMessage,
+    StartError,
+    Target,
+)
 from bot.config import Settings
-from bot.platforms import StartError
 from bot.quiz import texts
 from bot.quiz.service import QuizService
 from bot.quiz.surface.grammar import UsageError, parse

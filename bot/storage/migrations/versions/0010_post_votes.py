@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from alembic import op
 
 import bot.storage.models
-from bot.storage.read_models import backfill_post_votes
+from bot.storage.post_votes import backfill_post_votes
 
 revision = "0010"
 down_revision = "0009"
