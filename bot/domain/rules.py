@@ -116,10 +116,8 @@ def is_valid_id(value: str) -> bool:
     return 0 < len(value) <= MAX_ID_LENGTH and value.isprintable() and " " not in value
 
 
-def check_range(name: str, value: int, low: int, high: int) -> str | None:
-    if low <= value <= high:
-        return None
-    return f"{name} must be between {low} and {high} (got {value})"
+def in_range(value: int, low: int, high: int) -> bool:
+    return low <= value <= high
 
 
 def as_int(value: int | str | None, default: int) -> int | None:

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import logging
 from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from bot.chat import Command, DeliveryError, OutMessage, Target
 from bot.clock import Clock
+from bot.dialect import Dialect
 from bot.domain.records import ChannelInfo
 from bot.domain.rules import (
     MAX_DAILY_WINDOW_HOURS,
@@ -16,7 +18,7 @@ from bot.domain.rules import (
     MIN_DAILY_WINDOW_HOURS,
     MIN_GRACE_MINUTES,
     as_int,
-    check_range,
+    in_range,
 )
 from bot.quiz import texts
 from bot.quiz.connections import Connections
@@ -116,7 +118,7 @@ class ChannelSettings:
         elif key == "mentions":
             switch = ON_OFF.get(value.lower())
             if switch is None:
-                return texts.common.bad_value(f"mentions must be on or off (got {value})")
+                return texts.common.not_one_of("mentions", "on or off", value)
             channel = await self.update_channel(channel, mentions=switch)
         elif key == "timezone":
             if not _known_zone(value):
@@ -125,13 +127,10 @@ class ChannelSettings:
         elif key in NUMBER_SETTINGS:
             label, column, low, high = NUMBER_SETTINGS[key]
             number = as_int(value, 0)
-            problem = (
-                f"{label} must be a whole number (got {value})"
-                if number is None
-                else check_range(label, number, low, high)
-            )
-            if problem:
-                return texts.common.bad_value(problem)
+            if number is None:
+                return texts.common.not_whole_number(label, value)
+            if not in_range(number, low, high):
+                return texts.common.out_of_range(label, number, low, high)
             channel = await self.update_channel(channel, **{column: number})
         return texts.settings.setting_changed(key, channel)
 
@@ -149,6 +148,27 @@ class ChannelSettings:
             return
         channel = await self.channel(target)
         await self.update_channel(channel, delivery_problem=str(error)[:300])
+
+    async def announce(
+        self,
+        target: Target,
+        what: str,
+        build: Callable[[Dialect, dict[str, str] | None], OutMessage],
+        users: Sequence[str] = (),
+    ) -> None:
+        """Post `build(dialect, names)` in the channel within the platform
+        deadline; a refusal is logged and remembered for the channel (other
+        errors are the caller's). `names` are the `users`' display names where
+        mentions are off."""
+        adapter = self.connections.get(target.platform)
+        if adapter is None:
+            return
+        try:
+            names = await self.names(target, list(users)) if users else None
+            await within_deadline(adapter.send(target, build(adapter.dialect, names)))
+        except DeliveryError as error:
+            log.warning("cannot post %s in %s: %s", what, target, error)
+            await self.delivery_failed(target, error)
 
     async def names(self, target: Target, user_ids: list[str]) -> dict[str, str] | None:
         """Display names for a channel post where mentions are off; None means mention."""

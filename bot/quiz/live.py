@@ -8,7 +8,7 @@ import random
 from collections.abc import Callable
 from datetime import timedelta
 
-from bot.chat import Command, DeliveryError, OutMessage, Target
+from bot.chat import Command, OutMessage, Target
 from bot.clock import Clock
 from bot.domain.records import PostInfo, QuizInfo
 from bot.domain.rules import (
@@ -20,13 +20,13 @@ from bot.domain.rules import (
     MIN_QUESTIONS,
     MIN_SECONDS,
     as_int,
-    check_range,
+    in_range,
     shuffled_order,
 )
 from bot.quiz import texts
 from bot.quiz.channels import ChannelSettings
 from bot.quiz.connections import Connections
-from bot.quiz.delivery import LIVE_PUBLISH_WINDOW, PUBLISH_LEASE, within_deadline
+from bot.quiz.delivery import LIVE_PUBLISH_WINDOW, PUBLISH_LEASE
 from bot.quiz.posting import Delivery, Posting
 from bot.quiz.questions import Questions
 from bot.quiz.surface.options import BANK, TAG
@@ -80,14 +80,13 @@ class LiveQuizzes:
         count = as_int(questions, DEFAULT_QUESTIONS)
         limit = as_int(seconds, DEFAULT_SECONDS)
         if count is None:
-            return texts.common.bad_value(f"questions must be a whole number (got {questions})")
+            return texts.common.not_whole_number("questions", questions)
         if limit is None:
-            return texts.common.bad_value(f"seconds must be a whole number (got {seconds})")
-        problem = check_range("questions", count, MIN_QUESTIONS, MAX_QUESTIONS) or check_range(
-            "seconds", limit, MIN_SECONDS, MAX_SECONDS
-        )
-        if problem:
-            return texts.common.bad_value(problem)
+            return texts.common.not_whole_number("seconds", seconds)
+        if not in_range(count, MIN_QUESTIONS, MAX_QUESTIONS):
+            return texts.common.out_of_range("questions", count, MIN_QUESTIONS, MAX_QUESTIONS)
+        if not in_range(limit, MIN_SECONDS, MAX_SECONDS):
+            return texts.common.out_of_range("seconds", limit, MIN_SECONDS, MAX_SECONDS)
         if not self.questions.known_bank(bank):
             return texts.live.unknown_bank(bank or "", self.questions.bank_names())
         pool = await self.questions.pool(target, bank, tag)
@@ -179,7 +178,7 @@ class LiveQuizzes:
             )
             if await self.repository.quizzes.end_quiz(quiz.id, "failed", self.clock.now()):
                 self._quiz_ended(await self.channels.target_of(quiz.channel_id))
-            return Delivery.refusal("a question of this quiz is no longer in its bank")
+            return Delivery.refusal(texts.questions.QUIZ_QUESTION_GONE)
         order = shuffled_order(len(question.options), self.rng)
         now = self.clock.now()
         post = await self.repository.quizzes.post_next(
@@ -223,17 +222,14 @@ class LiveQuizzes:
         ):
             return
         if announce:
-            adapter = self.connections.get(post.target.platform)
             try:
-                if adapter is not None:
-                    await within_deadline(
-                        adapter.send(
-                            post.target,
-                            texts.live.quiz_ended_undeliverable(
-                                post.sequence, problem or "refused"
-                            ),
-                        )
-                    )
+                await self.channels.announce(
+                    post.target,
+                    "that the quiz ended",
+                    lambda _dialect, _names: texts.live.quiz_ended_undeliverable(
+                        post.sequence, problem or "refused"
+                    ),
+                )
             except Exception as error:
                 log.warning("could not say in %s that the quiz ended: %s", post.target, error)
         self._quiz_ended(post.target)
@@ -246,17 +242,15 @@ class LiveQuizzes:
 
     async def _post_scoreboard(self, quiz: QuizInfo, target: Target, *, stopped: bool) -> None:
         result = await self.repository.scores.quiz_result(quiz.id, LEADERBOARD_SIZE)
-        adapter = self.connections.get(target.platform)
         try:
-            if adapter is not None:
-                names = await self.channels.names(target, [row.user_id for row in result.rows])
-                message = texts.boards.scoreboard(
-                    result, adapter.dialect, stopped=stopped, names=names
-                )
-                await within_deadline(adapter.send(target, message))
-        except DeliveryError as error:
-            log.warning("cannot post the scoreboard in %s: %s", target, error)
-            await self.channels.delivery_failed(target, error)
+            await self.channels.announce(
+                target,
+                "the scoreboard",
+                lambda dialect, names: texts.boards.scoreboard(
+                    result, dialect, stopped=stopped, names=names
+                ),
+                [row.user_id for row in result.rows],
+            )
         except Exception:
             log.exception("could not post the scoreboard in %s", target)
         finally:

@@ -145,7 +145,7 @@ class Posting:
         adapter = self.connections.get(post.target.platform)
         view = await self.view(post, total)
         if view is None:
-            return Delivery.refusal("the question is no longer in its bank")
+            return Delivery.refusal(texts.questions.QUESTION_GONE)
         try:
             if adapter is None:
                 raise DeliveryError(f"no {post.target.platform} connection here")
@@ -199,7 +199,7 @@ class Posting:
         """A refusal once the post's time to be posted has passed, else None."""
         if post.publish_by is not None and self.clock.now() > post.publish_by:
             await self.repository.posts.publish_given_up(post.id)
-            return Delivery.refusal("its time to be posted has passed")
+            return Delivery.refusal(texts.questions.POST_TOO_LATE)
         return None
 
     # -- closing and revealing -----------------------------------------------------

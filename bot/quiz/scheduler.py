@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from datetime import date, datetime, time, timedelta
 from functools import partial
 
-from bot.chat import Command, DeliveryError, OutMessage, Target
+from bot.chat import Command, OutMessage, Target
 from bot.clock import Clock
 from bot.domain.records import PostInfo, ScheduleInfo
 from bot.domain.rules import LEADERBOARD_SIZE, Window, shuffled_order, week_key
@@ -34,7 +34,7 @@ from bot.domain.schedule_rules import (
 from bot.quiz import texts
 from bot.quiz.channels import ChannelSettings
 from bot.quiz.connections import Connections
-from bot.quiz.delivery import PUBLISH_LEASE, within_deadline
+from bot.quiz.delivery import PUBLISH_LEASE
 from bot.quiz.jobs import Jobs
 from bot.quiz.posting import Posting
 from bot.quiz.questions import Questions
@@ -382,23 +382,14 @@ class Scheduler:
             if hardest and question
             else None
         )
-        users = [row.user_id for row in rows] + [user for user, _ in leaders]
-        adapter = self.connections.get(target.platform)
-        if adapter is None:
-            return
-        try:
-            names = await self.channels.names(target, users)
-            await within_deadline(
-                adapter.send(
-                    target,
-                    texts.boards.weekly_leaderboard(
-                        rows, week_start, leaders, hard, adapter.dialect, names
-                    ),
-                )
-            )
-        except DeliveryError as error:
-            log.warning("cannot post the weekly leaderboard in %s: %s", target, error)
-            await self.channels.delivery_failed(target, error)
+        await self.channels.announce(
+            target,
+            "the weekly leaderboard",
+            lambda dialect, names: texts.boards.weekly_leaderboard(
+                rows, week_start, leaders, hard, dialect, names
+            ),
+            [row.user_id for row in rows] + [user for user, _ in leaders],
+        )
 
 
 def _rule_of(schedule: ScheduleInfo) -> Rule:
@@ -431,7 +422,15 @@ def _showing(args: Mapping[str, str]) -> bool:
 
 
 DAYS = Option("days")
-DAY = Option("day", Kind.CHOICE, required=True, choices=DAY_NAMES, placeholder="day")
+FULL_DAY_NAMES = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+DAY = Option(
+    "day",
+    Kind.CHOICE,
+    required=True,
+    choices=DAY_NAMES,
+    aliases=FULL_DAY_NAMES,
+    placeholder="day",
+)
 WHICH = Option("which", Kind.CHOICE, choices=("daily", "leaderboard"))
 COMMANDS = (
     CommandSpec(

@@ -51,7 +51,7 @@ class Scores:
     async def leaderboard(self, target: Target, scope_word: str, period_word: str) -> OutMessage:
         scope = SCOPE_WORDS.get(scope_word.lower())
         if scope is None:
-            return texts.common.bad_value(f"scope must be channel or server (got {scope_word})")
+            return texts.common.not_one_of("scope", "channel or server", scope_word)
         channel = await self.channels.channel(target)
         if period_word.lower() == "streaks":
             board = await self.store.streak_board(channel.id, LEADERBOARD_SIZE)
@@ -62,9 +62,7 @@ class Scores:
         try:
             period = Period(period_word.lower())
         except ValueError:
-            return texts.common.bad_value(
-                f"period must be week, month, all or streaks (got {period_word})"
-            )
+            return texts.common.not_one_of("period", "week, month, all or streaks", period_word)
         rows = await self.store.leaderboard(
             platform=target.platform,
             community=target.community,

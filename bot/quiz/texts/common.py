@@ -43,6 +43,18 @@ def bad_value(problem: str) -> OutMessage:
     return private(f"{problem}. Try `/quiz help`.")
 
 
+def not_whole_number(name: str, value: object) -> OutMessage:
+    return bad_value(f"{name} must be a whole number (got {value})")
+
+
+def out_of_range(name: str, value: int, low: int, high: int) -> OutMessage:
+    return bad_value(f"{name} must be between {low} and {high} (got {value})")
+
+
+def not_one_of(name: str, allowed: str, value: str) -> OutMessage:
+    return bad_value(f"{name} must be {allowed} (got {value})")
+
+
 def pick_a_letter(letters: Sequence[str]) -> OutMessage:
     return private(f"Type one of {', '.join(letters)} and press Enter.")
 

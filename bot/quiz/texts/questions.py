@@ -204,3 +204,9 @@ def answer_not_counted() -> OutMessage:
         "count. Please click again; if it was saved after all, I'll say so when you "
         "click your answer again."
     )
+
+
+# Why a post was not made, as `config show` and the logs say it.
+QUIZ_QUESTION_GONE = "a question of this quiz is no longer in its bank"
+QUESTION_GONE = "the question is no longer in its bank"
+POST_TOO_LATE = "its time to be posted has passed"
