@@ -4,42 +4,32 @@ everyone expected has answered."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from bot.chat import Interaction, OutMessage
-from bot.clock import Clock
 from bot.domain.records import NewAnswer, PostInfo
 from bot.domain.rules import points_for
 from bot.quiz import buttons, texts
+from bot.quiz.context import Context
 from bot.quiz.posting import Posting
-from bot.quiz.questions import Questions
 from bot.quiz.scores import Scores
 from bot.quiz.study import Study
 from bot.quiz.surface.spec import ButtonRoute, Pressed
 from bot.storage.answer_writer import AnswerWriter
-from bot.storage.repository import Repository
 
 
 class Answers:
     def __init__(
         self,
-        repository: Repository,
+        ctx: Context,
         writer: AnswerWriter,
-        questions: Questions,
-        clock: Clock,
         posting: Posting,
         scores: Scores,
         study: Study,
-        wake: Callable[[], None],
     ) -> None:
+        self.ctx = ctx
         self.study = study
-        self.repository = repository
         self.writer = writer
-        self.questions = questions
-        self.clock = clock
         self.posting = posting
         self.scores = scores
-        self.wake = wake
 
     async def answer(self, interaction: Interaction, pressed: Pressed) -> OutMessage:
         post_id, slot = pressed.number("post"), pressed.number("slot")
@@ -51,7 +41,7 @@ class Answers:
             or slot >= len(post.option_order)
         ):
             return texts.questions.unknown_question()
-        now = self.clock.now()
+        now = self.ctx.clock.now()
         if post.closed_at is not None or now >= post.closes_at:
             return texts.questions.question_closed(post.correct_slot)
 
@@ -63,7 +53,7 @@ class Answers:
             NewAnswer(post, interaction.user_id, slot, correct, points, now)
         )
         if not stored:
-            earlier = await self.repository.answers.answer_slot(post.id, interaction.user_id)
+            earlier = await self.ctx.repository.answers.answer_slot(post.id, interaction.user_id)
             if earlier is not None:
                 return texts.questions.already_answered(earlier)
             return texts.questions.question_closed(post.correct_slot)
@@ -71,8 +61,8 @@ class Answers:
         if live and post.quiz_id is not None:
             await self._close_when_everyone_answered(post)
             return texts.questions.locked_in(slot)
-        await self.questions.ensure([post.question_id])
-        question = self.questions.question(post.question_id)
+        await self.ctx.questions.ensure([post.question_id])
+        question = self.ctx.questions.question(post.question_id)
         explanation = question.explanation if question else ""
         streak = due = None
         if post.kind == "daily":
@@ -86,9 +76,9 @@ class Answers:
     async def _close_when_everyone_answered(self, post: PostInfo) -> None:
         if post.expected_players is None:
             return
-        if await self.repository.answers.answer_count(post.id) >= post.expected_players:
-            await self.repository.posts.close_early(post.id, self.clock.now())
-            self.wake()
+        if await self.ctx.repository.answers.answer_count(post.id) >= post.expected_players:
+            await self.ctx.repository.posts.close_early(post.id, self.ctx.clock.now())
+            self.ctx.wake()
 
 
 BUTTONS = (ButtonRoute(buttons.ANSWER, Answers, Answers.answer),)

@@ -4,12 +4,10 @@ previous one closes, and the scoreboard at the end."""
 from __future__ import annotations
 
 import logging
-import random
 from collections.abc import Callable
 from datetime import timedelta
 
 from bot.chat import Command, OutMessage, Target
-from bot.clock import Clock
 from bot.domain.records import PostInfo, QuizInfo
 from bot.domain.rules import (
     DEFAULT_QUESTIONS,
@@ -24,14 +22,11 @@ from bot.domain.rules import (
     shuffled_order,
 )
 from bot.quiz import texts
-from bot.quiz.channels import ChannelSettings
-from bot.quiz.connections import Connections
+from bot.quiz.context import Context
 from bot.quiz.delivery import LIVE_PUBLISH_WINDOW, PUBLISH_LEASE
 from bot.quiz.posting import Delivery, Posting
-from bot.quiz.questions import Questions
 from bot.quiz.surface.options import BANK, TAG
 from bot.quiz.surface.spec import CommandSpec, Kind, Option, Variant
-from bot.storage.repository import Repository
 
 log = logging.getLogger(__name__)
 
@@ -39,20 +34,10 @@ log = logging.getLogger(__name__)
 class LiveQuizzes:
     def __init__(
         self,
-        repository: Repository,
-        questions: Questions,
-        clock: Clock,
-        rng: random.Random,
-        connections: Connections,
-        channels: ChannelSettings,
+        ctx: Context,
         posting: Posting,
     ) -> None:
-        self.repository = repository
-        self.questions = questions
-        self.clock = clock
-        self.rng = rng
-        self.connections = connections
-        self.channels = channels
+        self.ctx = ctx
         self.posting = posting
         self._quiz_end_listeners: list[Callable[[Target], None]] = []
 
@@ -87,17 +72,17 @@ class LiveQuizzes:
             return texts.common.out_of_range("questions", count, MIN_QUESTIONS, MAX_QUESTIONS)
         if not in_range(limit, MIN_SECONDS, MAX_SECONDS):
             return texts.common.out_of_range("seconds", limit, MIN_SECONDS, MAX_SECONDS)
-        if not self.questions.known_bank(bank):
-            return texts.live.unknown_bank(bank or "", self.questions.bank_names())
-        pool = await self.questions.pool(target, bank, tag)
+        if not self.ctx.questions.known_bank(bank):
+            return texts.live.unknown_bank(bank or "", self.ctx.questions.bank_names())
+        pool = await self.ctx.questions.pool(target, bank, tag)
         if not pool:
             return texts.live.no_questions(bank, tag)
 
-        quizzes = self.repository.quizzes
-        channel = await self.channels.channel(target)
+        quizzes = self.ctx.repository.quizzes
+        channel = await self.ctx.channels.channel(target)
         if await quizzes.running_quiz(channel.id):
             return texts.live.quiz_already_running()
-        drawn = await quizzes.draw(channel.id, pool, min(count, len(pool)), self.rng)
+        drawn = await quizzes.draw(channel.id, pool, min(count, len(pool)), self.ctx.rng)
         quiz = await quizzes.create_quiz(
             channel.id,
             drawn,
@@ -106,7 +91,7 @@ class LiveQuizzes:
             tag=tag,
             started_by=user_id,
             expected_players=expected_players,
-            now=self.clock.now(),
+            now=self.ctx.clock.now(),
         )
         if quiz is None:
             return texts.live.quiz_already_running()
@@ -114,25 +99,25 @@ class LiveQuizzes:
         if outcome is not None and outcome.refused:
             return texts.common.cannot_post(outcome.problem or "refused")
         if channel.delivery_problem is not None:
-            await self.channels.update_channel(channel, delivery_problem=None)
+            await self.ctx.channels.update_channel(channel, delivery_problem=None)
         if outcome is not None and outcome.retrying:
             return texts.live.quiz_start_delayed(quiz.total, limit, outcome.problem or "no answer")
         return texts.live.quiz_started(quiz.total, limit)
 
     async def stop(self, target: Target) -> OutMessage:
-        channel = await self.channels.channel(target)
-        quizzes = self.repository.quizzes
+        channel = await self.ctx.channels.channel(target)
+        quizzes = self.ctx.repository.quizzes
         quiz = await quizzes.running_quiz(channel.id)
-        if quiz is None or not await quizzes.end_quiz(quiz.id, "stopped", self.clock.now()):
+        if quiz is None or not await quizzes.end_quiz(quiz.id, "stopped", self.ctx.clock.now()):
             return texts.live.no_quiz_running()
-        for post_id in await self.repository.posts.open_posts(quiz.id):
+        for post_id in await self.ctx.repository.posts.open_posts(quiz.id):
             await self.close_post(post_id)
         await self._post_scoreboard(quiz, channel.target, stopped=True)
         return texts.live.quiz_stopped()
 
     async def skip(self, target: Target) -> OutMessage:
-        channel = await self.channels.channel(target)
-        post_id = await self.repository.posts.open_post_in_channel(channel.id)
+        channel = await self.ctx.channels.channel(target)
+        post_id = await self.ctx.repository.posts.open_post_in_channel(channel.id)
         if post_id is None:
             return texts.live.no_quiz_running()
         await self.close_post(post_id)
@@ -150,12 +135,12 @@ class LiveQuizzes:
     async def advance(self, quiz_id: int, after: int | None = None) -> None:
         """Post the quiz's next question. `after` is the number of the question that
         just closed; if the quiz has moved past it, someone else already advanced."""
-        quiz = await self.repository.quizzes.quiz(quiz_id)
+        quiz = await self.ctx.repository.quizzes.quiz(quiz_id)
         if quiz is None or quiz.status != "running":
             return
         if after is not None and quiz.posted != after:
             return
-        if not self.connections.serves(await self.channels.target_of(quiz.channel_id)):
+        if not self.ctx.connections.serves(await self.ctx.channels.target_of(quiz.channel_id)):
             return  # left for when this platform (re)connects, or for another process
         await self._post_next(quiz)
 
@@ -169,19 +154,19 @@ class LiveQuizzes:
         if quiz.posted >= quiz.total:
             await self._finish(quiz)
             return None
-        await self.questions.ensure([quiz.question_ids[quiz.posted]])
-        question = self.questions.question(quiz.question_ids[quiz.posted])
+        await self.ctx.questions.ensure([quiz.question_ids[quiz.posted]])
+        question = self.ctx.questions.question(quiz.question_ids[quiz.posted])
         if question is None:
             # The bank changed under a running quiz: skip the missing question.
             log.warning(
                 "question %s is gone; ending quiz %s", quiz.question_ids[quiz.posted], quiz.id
             )
-            if await self.repository.quizzes.end_quiz(quiz.id, "failed", self.clock.now()):
-                self._quiz_ended(await self.channels.target_of(quiz.channel_id))
+            if await self.ctx.repository.quizzes.end_quiz(quiz.id, "failed", self.ctx.clock.now()):
+                self._quiz_ended(await self.ctx.channels.target_of(quiz.channel_id))
             return Delivery.refusal(texts.questions.QUIZ_QUESTION_GONE)
-        order = shuffled_order(len(question.options), self.rng)
-        now = self.clock.now()
-        post = await self.repository.quizzes.post_next(
+        order = shuffled_order(len(question.options), self.ctx.rng)
+        now = self.ctx.clock.now()
+        post = await self.ctx.repository.quizzes.post_next(
             quiz.id,
             quiz.posted,
             option_order=order,
@@ -203,10 +188,10 @@ class LiveQuizzes:
         post = await self.posting.claim_retry(post_id)
         if post is None or post.quiz_id is None:
             return
-        quiz = await self.repository.quizzes.quiz(post.quiz_id)
+        quiz = await self.ctx.repository.quizzes.quiz(post.quiz_id)
         if quiz is None or quiz.status != "running":
-            await self.repository.posts.publish_given_up(post.id)
-            await self.repository.posts.claim_close(post.id, self.clock.now())
+            await self.ctx.repository.posts.publish_given_up(post.id)
+            await self.ctx.repository.posts.claim_close(post.id, self.ctx.clock.now())
             return
         outcome = await self.posting.give_up_if_late(post) or await self.posting.deliver(
             post, quiz.total
@@ -216,14 +201,14 @@ class LiveQuizzes:
 
     async def _post_failed(self, post: PostInfo, problem: str | None, *, announce: bool) -> None:
         """A live question nobody will see: close it and end its quiz."""
-        await self.repository.posts.claim_close(post.id, self.clock.now())
-        if post.quiz_id is None or not await self.repository.quizzes.end_quiz(
-            post.quiz_id, "failed", self.clock.now()
+        await self.ctx.repository.posts.claim_close(post.id, self.ctx.clock.now())
+        if post.quiz_id is None or not await self.ctx.repository.quizzes.end_quiz(
+            post.quiz_id, "failed", self.ctx.clock.now()
         ):
             return
         if announce:
             try:
-                await self.channels.announce(
+                await self.ctx.channels.announce(
                     post.target,
                     "that the quiz ended",
                     lambda _dialect, _names: texts.live.quiz_ended_undeliverable(
@@ -235,15 +220,17 @@ class LiveQuizzes:
         self._quiz_ended(post.target)
 
     async def _finish(self, quiz: QuizInfo) -> None:
-        if not await self.repository.quizzes.end_quiz(quiz.id, "finished", self.clock.now()):
+        if not await self.ctx.repository.quizzes.end_quiz(
+            quiz.id, "finished", self.ctx.clock.now()
+        ):
             return
-        channel = await self.channels.target_of(quiz.channel_id)
+        channel = await self.ctx.channels.target_of(quiz.channel_id)
         await self._post_scoreboard(quiz, channel, stopped=False)
 
     async def _post_scoreboard(self, quiz: QuizInfo, target: Target, *, stopped: bool) -> None:
-        result = await self.repository.scores.quiz_result(quiz.id, LEADERBOARD_SIZE)
+        result = await self.ctx.repository.scores.quiz_result(quiz.id, LEADERBOARD_SIZE)
         try:
-            await self.channels.announce(
+            await self.ctx.channels.announce(
                 target,
                 "the scoreboard",
                 lambda dialect, names: texts.boards.scoreboard(

@@ -8,19 +8,14 @@ the database reveals the answer by editing the message, once.
 from __future__ import annotations
 
 import logging
-import random
 from collections import OrderedDict
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import timedelta
 
 from bot.chat import DeliveryError, MessageRef
-from bot.clock import Clock
 from bot.domain.records import PostInfo
-from bot.metrics import Metrics
 from bot.quiz import texts
-from bot.quiz.channels import ChannelSettings
-from bot.quiz.connections import Connections
+from bot.quiz.context import Context
 from bot.quiz.delivery import (
     DAILY_RETRY,
     LIVE_RETRY,
@@ -29,10 +24,8 @@ from bot.quiz.delivery import (
     retry_delay,
     within_deadline,
 )
-from bot.quiz.questions import Questions
 from bot.quiz.scores import Scores
 from bot.quiz.study import Study
-from bot.storage.repository import Repository
 
 log = logging.getLogger(__name__)
 
@@ -80,27 +73,13 @@ class PostCache:
 class Posting:
     def __init__(
         self,
-        repository: Repository,
-        questions: Questions,
-        clock: Clock,
-        rng: random.Random,
-        connections: Connections,
-        channels: ChannelSettings,
+        ctx: Context,
         scores: Scores,
         study: Study,
-        wake: Callable[[], None],
-        metrics: Metrics | None = None,
     ) -> None:
+        self.ctx = ctx
         self.study = study
-        self.repository = repository
-        self.questions = questions
-        self.clock = clock
-        self.rng = rng
-        self.connections = connections
-        self.channels = channels
         self.scores = scores
-        self.wake = wake  # a new deadline or retry: the timer loop looks again
-        self.metrics = metrics
         self.cache = PostCache()
 
     async def post(self, post_id: int) -> PostInfo | None:
@@ -108,15 +87,15 @@ class Posting:
         cached = self.cache.get(post_id)
         if cached is not None:
             return cached
-        post = await self.repository.posts.post(post_id)
+        post = await self.ctx.repository.posts.post(post_id)
         if post is not None and post.closed_at is None:
             self.cache.remember(post)
         return post
 
     async def view(self, post: PostInfo, total: int | None) -> texts.questions.QuestionView | None:
-        await self.questions.ensure([post.question_id])
-        question = self.questions.question(post.question_id)
-        bank = self.questions.bank_of(post.question_id)
+        await self.ctx.questions.ensure([post.question_id])
+        question = self.ctx.questions.question(post.question_id)
+        bank = self.ctx.questions.bank_of(post.question_id)
         if question is None or bank is None:
             return None
         return texts.questions.QuestionView(
@@ -138,11 +117,11 @@ class Posting:
         A passing failure (timeout, 5xx, 429) plans the next try with backoff,
         until the post's `publish_by`; after that, or on a refusal, the caller
         decides what a post nobody saw means (a failed quiz, a skipped day)."""
-        now = self.clock.now()
+        now = self.ctx.clock.now()
         if post.publish_attempts:
             # A retry: the question's time starts when it is finally shown.
             post = replace(post, posted_at=now, closes_at=now + (post.closes_at - post.posted_at))
-        adapter = self.connections.get(post.target.platform)
+        adapter = self.ctx.connections.get(post.target.platform)
         view = await self.view(post, total)
         if view is None:
             return Delivery.refusal(texts.questions.QUESTION_GONE)
@@ -158,47 +137,47 @@ class Posting:
             problem = str(error) or type(error).__name__
             if error.permanent:
                 log.warning("cannot post in %s: %s", post.target, problem)
-                await self.channels.delivery_failed(post.target, error)
+                await self.ctx.channels.delivery_failed(post.target, error)
                 return Delivery.refusal(problem)
             return await self._plan_retry(post, problem)
         except Exception as error:
             log.exception("could not post question %s in %s", post.question_id, post.target)
             return await self._plan_retry(post, str(error) or type(error).__name__)
-        await self.repository.posts.published(
+        await self.ctx.repository.posts.published(
             post.id, ref.message_id, post.posted_at, post.closes_at
         )
         self.cache.remember(replace(post, message_id=ref.message_id))
-        self.wake()
+        self.ctx.wake()
         return Delivery(delivered=True)
 
     async def _plan_retry(self, post: PostInfo, problem: str) -> Delivery:
         attempt = post.publish_attempts + 1
         first, longest = LIVE_RETRY if post.kind == "live" else DAILY_RETRY
-        retry_at = self.clock.now() + retry_delay(attempt, first, longest, self.rng)
+        retry_at = self.ctx.clock.now() + retry_delay(attempt, first, longest, self.ctx.rng)
         if post.publish_by is None or retry_at > post.publish_by:
             log.warning("giving up on post %s in %s: %s", post.id, post.target, problem)
-            await self.repository.posts.publish_given_up(post.id)
+            await self.ctx.repository.posts.publish_given_up(post.id)
             return Delivery.refusal(problem)
         log.info(
             "post %s in %s failed (%s); trying again at %s", post.id, post.target, problem, retry_at
         )
-        await self.repository.posts.publish_failed(post.id, retry_at)
-        self.wake()
+        await self.ctx.repository.posts.publish_failed(post.id, retry_at)
+        self.ctx.wake()
         return Delivery(delivered=False, problem=problem, retrying=True)
 
     async def claim_retry(self, post_id: int) -> PostInfo | None:
         """Take a post that is not delivered yet for the timer loop's next try
         (after a passing failure, or a crash between creating and sending it);
         None if it was delivered, given up, or taken by another process."""
-        now = self.clock.now()
-        if await self.repository.posts.claim_publish(post_id, now, now + PUBLISH_LEASE) is None:
+        now = self.ctx.clock.now()
+        if await self.ctx.repository.posts.claim_publish(post_id, now, now + PUBLISH_LEASE) is None:
             return None
-        return await self.repository.posts.post(post_id)
+        return await self.ctx.repository.posts.post(post_id)
 
     async def give_up_if_late(self, post: PostInfo) -> Delivery | None:
         """A refusal once the post's time to be posted has passed, else None."""
-        if post.publish_by is not None and self.clock.now() > post.publish_by:
-            await self.repository.posts.publish_given_up(post.id)
+        if post.publish_by is not None and self.ctx.clock.now() > post.publish_by:
+            await self.ctx.repository.posts.publish_given_up(post.id)
             return Delivery.refusal(texts.questions.POST_TOO_LATE)
         return None
 
@@ -207,16 +186,20 @@ class Posting:
     async def close(self, post_id: int) -> PostInfo | None:
         """Close a post once (whoever claims it) and reveal the answer; the post
         if this caller closed it (its owner then moves on), else None."""
-        post = await self.repository.posts.post(post_id)
-        if post is None or post.closed_at is not None or not self.connections.serves(post.target):
+        post = await self.ctx.repository.posts.post(post_id)
+        if (
+            post is None
+            or post.closed_at is not None
+            or not self.ctx.connections.serves(post.target)
+        ):
             return None
-        closed_at = self.clock.now()
-        if not await self.repository.posts.claim_close(post_id, closed_at):
+        closed_at = self.ctx.clock.now()
+        if not await self.ctx.repository.posts.claim_close(post_id, closed_at):
             return None
-        if self.metrics is not None and closed_at >= post.closes_at:
+        if self.ctx.metrics is not None and closed_at >= post.closes_at:
             # Closed by its deadline (not early, by skip or all answered): how late.
             lag = (closed_at - post.closes_at).total_seconds()
-            self.metrics.timer_lag.labels("close").observe(lag)
+            self.ctx.metrics.timer_lag.labels("close").observe(lag)
         self.cache.forget(post_id)
         # The reveal first: until the closer claims it, the timer loop's sweep
         # may claim it instead and show it after the next question is up.
@@ -230,25 +213,27 @@ class Posting:
         """Edit the question to show the answer, once: the caller that claims the
         reveal edits; a reveal that failed or was cut short is retried by a later
         tick (after a passing failure at once, after a crash once the claim is old)."""
-        adapter = self.connections.get(post.target.platform)
+        adapter = self.ctx.connections.get(post.target.platform)
         if adapter is None or not adapter.connected or post.message_id is None:
             return  # another process serves this platform, or nothing was posted
-        posts = self.repository.posts
-        now = self.clock.now()
+        posts = self.ctx.repository.posts
+        now = self.ctx.clock.now()
         if not await posts.claim_reveal(post.id, now, now - REVEAL_LEASE):
             return  # someone else is revealing it, or it is revealed
         quiz = (
-            await self.repository.quizzes.quiz(post.quiz_id) if post.quiz_id is not None else None
+            await self.ctx.repository.quizzes.quiz(post.quiz_id)
+            if post.quiz_id is not None
+            else None
         )
         view = await self.view(post, quiz.total if quiz else None)
         if view is not None:
-            tally = await self.repository.answers.tally(post)
+            tally = await self.ctx.repository.answers.tally(post)
             first = [tally.first_correct_user] if tally.first_correct_user else []
             leaders = (
                 await self.scores.streak_leaders(post.channel_id) if post.kind == "daily" else None
             )
             try:
-                names = await self.channels.names(
+                names = await self.ctx.channels.names(
                     post.target, first + [u for u, _ in leaders or []]
                 )
                 await within_deadline(
@@ -268,9 +253,9 @@ class Posting:
                 log.exception("could not reveal post %s in %s; will retry", post.id, post.target)
                 await posts.release_reveal(post.id)
                 return
-        await posts.mark_revealed(post.id, self.clock.now())
+        await posts.mark_revealed(post.id, self.ctx.clock.now())
 
     async def reveal_again(self, post_id: int) -> None:
-        post = await self.repository.posts.post(post_id)
+        post = await self.ctx.repository.posts.post(post_id)
         if post is not None:
             await self.reveal(post)

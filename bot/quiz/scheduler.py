@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import random
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from datetime import date, datetime, time, timedelta
 from functools import partial
 
 from bot.chat import Command, OutMessage, Target
-from bot.clock import Clock
 from bot.domain.records import PostInfo, ScheduleInfo
 from bot.domain.rules import LEADERBOARD_SIZE, Window, shuffled_order, week_key
 from bot.domain.schedule_rules import (
@@ -32,16 +30,13 @@ from bot.domain.schedule_rules import (
     parse_zone,
 )
 from bot.quiz import texts
-from bot.quiz.channels import ChannelSettings
-from bot.quiz.connections import Connections
+from bot.quiz.context import Context
 from bot.quiz.delivery import PUBLISH_LEASE
 from bot.quiz.jobs import Jobs
 from bot.quiz.posting import Posting
-from bot.quiz.questions import Questions
 from bot.quiz.scores import Scores
 from bot.quiz.surface.options import SCHEDULE_BANK, SCHEDULE_TAG, TIME, TIMEZONE
 from bot.quiz.surface.spec import CommandSpec, Kind, Option, Variant
-from bot.storage.repository import Repository
 
 log = logging.getLogger(__name__)
 
@@ -71,27 +66,15 @@ MAX_MISSED_SLOTS = 1000
 class Scheduler:
     def __init__(
         self,
-        repository: Repository,
-        questions: Questions,
-        clock: Clock,
-        rng: random.Random,
-        connections: Connections,
-        channels: ChannelSettings,
+        ctx: Context,
         posting: Posting,
         scores: Scores,
         jobs: Jobs,
-        wake: Callable[[], None],
     ) -> None:
-        self.repository = repository
-        self.questions = questions
-        self.clock = clock
-        self.rng = rng
-        self.connections = connections
-        self.channels = channels
+        self.ctx = ctx
         self.posting = posting
         self.scores = scores
         self.jobs = jobs
-        self.wake = wake  # a schedule changed: the timer loop looks again
         self._slots = asyncio.Semaphore(CONCURRENT_POSTS)
         self._firing: set[asyncio.Task[None]] = set()  # schedules the fan-outs started
 
@@ -117,28 +100,28 @@ class Scheduler:
         return await self.show(target)
 
     async def show(self, target: Target) -> OutMessage:
-        channel = await self.channels.channel(target)
-        found = await self.repository.schedules.schedules_of(channel.id)
+        channel = await self.ctx.channels.channel(target)
+        found = await self.ctx.repository.schedules.schedules_of(channel.id)
         return texts.settings.schedule_list([self._view(schedule) for schedule in found], channel)
 
     async def _set_daily(self, target: Target, user_id: str, args: Mapping[str, str]) -> OutMessage:
-        channel = await self.channels.channel(target)
+        channel = await self.ctx.channels.channel(target)
         rule = Rule(
             at=parse_time(args["time"]),
             zone=parse_zone(args.get("timezone") or channel.timezone),
             days=parse_days(args["days"]) if args.get("days") else ALL_DAYS,
         )
         bank, tag = args.get("bank") or None, args.get("tag") or None
-        if not self.questions.known_bank(bank):
-            return texts.live.unknown_bank(bank or "", self.questions.bank_names())
-        if not await self.questions.pool(target, bank, tag):
+        if not self.ctx.questions.known_bank(bank):
+            return texts.live.unknown_bank(bank or "", self.ctx.questions.bank_names())
+        if not await self.ctx.questions.pool(target, bank, tag):
             return texts.live.no_questions(bank, tag)
         return await self._save(target, user_id, DAILY, rule, bank, tag)
 
     async def _set_leaderboard(
         self, target: Target, user_id: str, args: Mapping[str, str]
     ) -> OutMessage:
-        channel = await self.channels.channel(target)
+        channel = await self.ctx.channels.channel(target)
         rule = Rule(
             at=parse_time(args["time"]),
             zone=parse_zone(args.get("timezone") or channel.timezone),
@@ -155,8 +138,8 @@ class Scheduler:
         bank: str | None,
         tag: str | None,
     ) -> OutMessage:
-        channel = await self.channels.channel(target)
-        now = self.clock.now()
+        channel = await self.ctx.channels.channel(target)
+        now = self.ctx.clock.now()
         view = texts.settings.ScheduleView(
             kind=kind,
             at_time=rule.at.strftime("%H:%M"),
@@ -166,7 +149,7 @@ class Scheduler:
             tag=tag,
             next_fire=next_fire(now, rule).astimezone(rule.zone),
         )
-        await self.repository.schedules.set_schedule(
+        await self.ctx.repository.schedules.set_schedule(
             channel.id,
             kind,
             at_time=view.at_time,
@@ -178,15 +161,15 @@ class Scheduler:
             created_by=user_id,
             now=now,
         )
-        self.wake()
+        self.ctx.wake()
         return texts.settings.schedule_saved(view)
 
     async def _turn_off(self, target: Target, which: str | None) -> OutMessage:
         kinds = list(KINDS) if not which or which.lower() in ("all", "both") else [which.lower()]
         if kinds[0] not in KINDS:
             return texts.settings.not_a_schedule(which or "")
-        channel = await self.channels.channel(target)
-        removed = await self.repository.schedules.delete_schedules(channel.id, kinds)
+        channel = await self.ctx.channels.channel(target)
+        removed = await self.ctx.repository.schedules.delete_schedules(channel.id, kinds)
         return texts.settings.schedules_off(kinds, removed)
 
     def _view(self, schedule: ScheduleInfo) -> texts.settings.ScheduleView:
@@ -205,7 +188,9 @@ class Scheduler:
 
     async def next_fire(self) -> datetime | None:
         """When the earliest schedule this process can post is due."""
-        return await self.repository.schedules.next_schedule_fire(self.connections.platforms_here())
+        return await self.ctx.repository.schedules.next_schedule_fire(
+            self.ctx.connections.platforms_here()
+        )
 
     def start_fan_out(self) -> asyncio.Task[None]:
         """Fire every due schedule (see `_fan_out`); a fan-out already running
@@ -225,11 +210,11 @@ class Scheduler:
         in flight. So one schedule's database work overlaps others' sends, the
         platform always has the next post waiting, and no more than
         CONCURRENT_POSTS slots are ever claimed ahead of their sending."""
-        platforms = self.connections.platforms_here()
+        platforms = self.ctx.connections.platforms_here()
 
         async def due_page(after: tuple[datetime, int] | None) -> Page:
-            now = self.clock.now()
-            found = await self.repository.schedules.due_schedules(
+            now = self.ctx.clock.now()
+            found = await self.ctx.repository.schedules.due_schedules(
                 now, platforms, limit=FAN_OUT_PAGE, after=after
             )
             return now, found
@@ -276,19 +261,21 @@ class Scheduler:
             rule = _rule_of(schedule)
         except ScheduleError:
             log.error("schedule %s has a rule I cannot read; removing it", schedule.id)
-            await self.repository.schedules.delete_schedules(schedule.channel.id, [schedule.kind])
+            await self.ctx.repository.schedules.delete_schedules(
+                schedule.channel.id, [schedule.kind]
+            )
             return
         slot, following = _latest_slot(schedule.next_fire, now, rule)
-        metrics = self.posting.metrics
+        metrics = self.ctx.metrics
         if metrics is not None:
-            lag = (self.clock.now() - schedule.next_fire).total_seconds()
+            lag = (self.ctx.clock.now() - schedule.next_fire).total_seconds()
             metrics.timer_lag.labels("schedule").observe(max(lag, 0.0))
         grace = timedelta(minutes=schedule.channel.grace_minutes)
         if schedule.kind == DAILY and catch_up(slot, now, grace):
             # Claimed together with creating the post (see `_post_daily`).
             await self._post_daily(schedule, (schedule.next_fire, following), slot + grace)
             return
-        if not await self.repository.schedules.claim_schedule(
+        if not await self.ctx.repository.schedules.claim_schedule(
             schedule.id, schedule.next_fire, following
         ):
             return  # another process claimed it
@@ -310,16 +297,16 @@ class Scheduler:
         `publish_by` (the end of the grace window); a crash after the claim
         leaves the post for the next start."""
         channel = schedule.channel
-        pool = await self.questions.pool(channel.target, schedule.bank, schedule.tag)
+        pool = await self.ctx.questions.pool(channel.target, schedule.bank, schedule.tag)
         if not pool:
             log.warning("no questions for the daily post in %s", channel.target)
-            await self.repository.schedules.claim_schedule(schedule.id, *claim)
+            await self.ctx.repository.schedules.claim_schedule(schedule.id, *claim)
             return
-        now = self.clock.now()
-        made = await self.repository.schedules.post_daily(
+        now = self.ctx.clock.now()
+        made = await self.ctx.repository.schedules.post_daily(
             channel.id,
             pool,
-            self.rng,
+            self.ctx.rng,
             self._layout,
             now=now,
             closes_at=now + timedelta(hours=channel.daily_window_hours),
@@ -334,14 +321,14 @@ class Scheduler:
             await self.posting.close(older)
         if (await self.posting.deliver(made.post, None)).refused:
             # Never seen by anyone: it must not break (or extend) a streak.
-            await self.repository.posts.discard_post(made.post.id)
+            await self.ctx.repository.posts.discard_post(made.post.id)
 
     def _layout(self, question_id: str) -> tuple[list[int], int]:
         """A drawn question's shuffled option order and the slot of its answer."""
-        question = self.questions.question(question_id)
+        question = self.ctx.questions.question(question_id)
         if question is None:  # the pool comes from these questions, which cached it
             raise LookupError(f"question {question_id} is not in the question banks")
-        order = shuffled_order(len(question.options), self.rng)
+        order = shuffled_order(len(question.options), self.ctx.rng)
         return order, order.index(question.answer_index)
 
     async def retry_delivery(self, post_id: int) -> None:
@@ -354,11 +341,13 @@ class Scheduler:
             await self.close_older_dailies(post)
             outcome = await self.posting.deliver(post, None)
         if outcome.refused:
-            await self.repository.posts.discard_post(post.id)
+            await self.ctx.repository.posts.discard_post(post.id)
 
     async def close_older_dailies(self, post: PostInfo) -> None:
         """Today's daily question closes (and reveals) the channel's earlier ones."""
-        for older in await self.repository.posts.open_daily_posts(post.channel_id, before=post.id):
+        for older in await self.ctx.repository.posts.open_daily_posts(
+            post.channel_id, before=post.id
+        ):
             await self.posting.close(older)
 
     async def _post_weekly(self, schedule: ScheduleInfo, local_day: date) -> None:
@@ -368,21 +357,21 @@ class Scheduler:
             datetime.combine(week_start, time(0), zone),
             datetime.combine(week_start + timedelta(days=7), time(0), zone),
         )
-        rows = await self.repository.scores.past_week_board(
+        rows = await self.ctx.repository.scores.past_week_board(
             schedule.channel.id, week_key(week_start), LEADERBOARD_SIZE
         )
         leaders = await self.scores.streak_leaders(schedule.channel.id)
-        scores = await self.repository.scores.question_scores(schedule.channel.id, window)
+        scores = await self.ctx.repository.scores.question_scores(schedule.channel.id, window)
         hardest = min(scores, key=lambda s: (s.correct / s.answered, -s.answered), default=None)
         if hardest:
-            await self.questions.ensure([hardest.question_id])
-        question = self.questions.question(hardest.question_id) if hardest else None
+            await self.ctx.questions.ensure([hardest.question_id])
+        question = self.ctx.questions.question(hardest.question_id) if hardest else None
         hard = (
             texts.boards.Hardest(question.prompt, hardest.correct, hardest.answered)
             if hardest and question
             else None
         )
-        await self.channels.announce(
+        await self.ctx.channels.announce(
             target,
             "the weekly leaderboard",
             lambda dialect, names: texts.boards.weekly_leaderboard(

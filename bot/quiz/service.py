@@ -37,6 +37,7 @@ from bot.quiz.bank import Catalog
 from bot.quiz.channels import ChannelSettings
 from bot.quiz.commands import Commands, DashboardLinks, declared_surface
 from bot.quiz.connections import Connections
+from bot.quiz.context import Context
 from bot.quiz.jobs import Jobs
 from bot.quiz.live import LiveQuizzes
 from bot.quiz.posting import Posting
@@ -74,7 +75,18 @@ class QuizService:
         self.questions = Questions(catalog, repository.submissions, clock)
         questions = self.questions
         self.channels = ChannelSettings(repository.channels, self.connections, clock)
-        self.study = Study(repository.cards, questions, clock, self.rng, self.channels)
+        self.context = Context(
+            repository,
+            questions,
+            clock,
+            self.rng,
+            self.connections,
+            self.channels,
+            wakeup.set,
+            self.metrics,
+        )
+        context = self.context
+        self.study = Study(context)
         self.scores = Scores(
             repository.scores,
             self.channels,
@@ -83,43 +95,10 @@ class QuizService:
             self.study,
             repository.forget_member,
         )
-        self.posting = Posting(
-            repository,
-            questions,
-            clock,
-            self.rng,
-            self.connections,
-            self.channels,
-            self.scores,
-            self.study,
-            wakeup.set,
-            self.metrics,
-        )
-        self.live = LiveQuizzes(
-            repository, questions, clock, self.rng, self.connections, self.channels, self.posting
-        )
-        self.answers = Answers(
-            repository,
-            self.answer_writer,
-            questions,
-            clock,
-            self.posting,
-            self.scores,
-            self.study,
-            wakeup.set,
-        )
-        self.scheduler = Scheduler(
-            repository,
-            questions,
-            clock,
-            self.rng,
-            self.connections,
-            self.channels,
-            self.posting,
-            self.scores,
-            self.jobs,
-            wakeup.set,
-        )
+        self.posting = Posting(context, self.scores, self.study)
+        self.live = LiveQuizzes(context, self.posting)
+        self.answers = Answers(context, self.answer_writer, self.posting, self.scores, self.study)
+        self.scheduler = Scheduler(context, self.posting, self.scores, self.jobs)
         self.timers = Timers(
             repository,
             clock,

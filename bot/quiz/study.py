@@ -11,18 +11,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import random
 from datetime import timedelta
 
 from bot.chat import Attachment, Command, Interaction, OutMessage, Target
-from bot.clock import Clock
 from bot.domain import spaced_repetition
 from bot.domain.records import CardState, Recall, ReviewSessionInfo
 from bot.domain.rules import shuffled_order, zone_or_utc
 from bot.quiz import anki, buttons, texts
 from bot.quiz.bank import Bank, Question
-from bot.quiz.channels import ChannelSettings
-from bot.quiz.questions import Questions
+from bot.quiz.context import Context
 from bot.quiz.surface.spec import ButtonRoute, CommandSpec, Kind, Option, Pressed, Variant
 from bot.storage.cards import CardStore
 
@@ -36,19 +33,12 @@ DUE_PAGE = 25
 
 
 class Study:
-    def __init__(
-        self,
-        cards: CardStore,
-        questions: Questions,
-        clock: Clock,
-        rng: random.Random,
-        channels: ChannelSettings,
-    ) -> None:
-        self.cards = cards
-        self.questions = questions
-        self.clock = clock
-        self.rng = rng
-        self.channels = channels
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+
+    @property
+    def cards(self) -> CardStore:
+        return self.ctx.repository.cards
 
     # -- answers into cards ------------------------------------------------------------
 
@@ -56,17 +46,17 @@ class Study:
         """After a close: the post's answers update their members' cards, once.
         A failure is logged and left for `apply_pending`."""
         try:
-            await self.cards.apply_post(post_id, self.clock.now(), spaced_repetition.review)
+            await self.cards.apply_post(post_id, self.ctx.clock.now(), spaced_repetition.review)
         except Exception:
             log.exception("could not update review cards from post %s; will retry", post_id)
 
     async def apply_pending(self) -> None:
         """The timer loop's sweep for closed posts whose cards were not applied."""
-        for post_id in await self.cards.pending_posts(self.clock.now() - APPLY_GRACE):
+        for post_id in await self.cards.pending_posts(self.ctx.clock.now() - APPLY_GRACE):
             await self.apply_post(post_id)
 
     async def due_count(self, platform: str, user_id: str) -> int:
-        return await self.cards.due_count(platform, user_id, self.clock.now())
+        return await self.cards.due_count(platform, user_id, self.ctx.clock.now())
 
     # -- /quiz review --------------------------------------------------------------------
 
@@ -82,12 +72,12 @@ class Study:
             )
         # Answers to a question still open (today's daily) count at once here.
         await self.cards.apply_open_answers(target.platform, user_id, spaced_repetition.review)
-        now = self.clock.now()
+        now = self.ctx.clock.now()
         found = await self._next_card(target.platform, user_id)
         if found is None:
             return texts.study.nothing_to_review(await self._next_review(target, user_id))
         _, bank, question = found
-        order = shuffled_order(len(question.options), self.rng)
+        order = shuffled_order(len(question.options), self.ctx.rng)
         correct_slot = order.index(question.answer_index)
         session_id = await self.cards.start_session(
             target, user_id, count, question.id, order, correct_slot, now
@@ -102,7 +92,7 @@ class Study:
             limit=count,
             due=await self.due_count(target.platform, user_id),
         )
-        return texts.study.study_card(view, self.channels.connections.dialect(target))
+        return texts.study.study_card(view, self.ctx.channels.connections.dialect(target))
 
     async def answer(self, interaction: Interaction, pressed: Pressed) -> OutMessage:
         """A click on a review card: rate it, then show the next one (or the end)."""
@@ -117,13 +107,13 @@ class Study:
             return texts.study.review_not_yours()
         if review.step != step:
             return texts.study.review_already_answered()
-        await self.questions.ensure([review.question_id or ""])
-        question = self.questions.question(review.question_id or "")
+        await self.ctx.questions.ensure([review.question_id or ""])
+        question = self.ctx.questions.question(review.question_id or "")
         if question is None or review.remaining <= 0:
             return texts.study.review_ended()
         if slot >= len(review.option_order):
             return texts.questions.unknown_question()
-        now = self.clock.now()
+        now = self.ctx.clock.now()
         correct = slot == review.correct_slot
         recall = Recall(
             question_id=question.id,
@@ -135,7 +125,7 @@ class Study:
         if await self.cards.answer_card(review, recall, spaced_repetition.review) is None:
             return texts.study.review_already_answered()
         verdict = texts.study.review_verdict(
-            self.channels.connections.dialect(review.target),
+            self.ctx.channels.connections.dialect(review.target),
             slot,
             correct,
             review.correct_slot,
@@ -150,12 +140,14 @@ class Study:
         step, left = review.step + 1, review.remaining - 1
         found = await self._next_card(platform, user_id) if left > 0 else None
         if found is None:
-            await self.cards.show_next(review.id, None, [], 0, self.clock.now())
+            await self.cards.show_next(review.id, None, [], 0, self.ctx.clock.now())
             return texts.study.review_done(verdict, step, await self._next_review(target, user_id))
         _, bank, question = found
-        order = shuffled_order(len(question.options), self.rng)
+        order = shuffled_order(len(question.options), self.ctx.rng)
         correct_slot = order.index(question.answer_index)
-        await self.cards.show_next(review.id, question.id, order, correct_slot, self.clock.now())
+        await self.cards.show_next(
+            review.id, question.id, order, correct_slot, self.ctx.clock.now()
+        )
         view = texts.study.ReviewCardView(
             session_id=review.id,
             step=step,
@@ -167,7 +159,7 @@ class Study:
             due=await self.due_count(platform, user_id),
         )
         return texts.study.study_card(
-            view, self.channels.connections.dialect(review.target), before=verdict
+            view, self.ctx.channels.connections.dialect(review.target), before=verdict
         )
 
     async def _next_card(
@@ -175,11 +167,11 @@ class Study:
     ) -> tuple[CardState, Bank, Question] | None:
         """The most overdue card whose question is still in a loaded bank (a
         file bank or the member's community bank)."""
-        due = await self.cards.due_cards(platform, user_id, self.clock.now(), DUE_PAGE)
-        await self.questions.ensure(card.question_id for card in due)
+        due = await self.cards.due_cards(platform, user_id, self.ctx.clock.now(), DUE_PAGE)
+        await self.ctx.questions.ensure(card.question_id for card in due)
         for card in due:
-            question = self.questions.question(card.question_id)
-            bank = self.questions.bank_of(card.question_id)
+            question = self.ctx.questions.question(card.question_id)
+            bank = self.ctx.questions.bank_of(card.question_id)
             if question is not None and bank is not None:
                 return card, bank, question
         return None
@@ -189,7 +181,7 @@ class Study:
         due = await self.cards.next_due(target.platform, user_id)
         if due is None:
             return None
-        channel = await self.channels.channel(target)
+        channel = await self.ctx.channels.channel(target)
         return texts.study.review_time(due.astimezone(zone_or_utc(channel.timezone)))
 
     # -- /quiz export --------------------------------------------------------------------
@@ -211,15 +203,15 @@ class Study:
         await self.cards.apply_open_answers(platform, user_id, spaced_repetition.review)
         chosen: list[tuple[Bank, Question]] = []
         cards = await self.cards.cards(platform, user_id, missed_only=not every)
-        await self.questions.ensure(card.question_id for card in cards)
+        await self.ctx.questions.ensure(card.question_id for card in cards)
         for card in cards:
-            question = self.questions.question(card.question_id)
-            bank = self.questions.bank_of(card.question_id)
+            question = self.ctx.questions.question(card.question_id)
+            bank = self.ctx.questions.bank_of(card.question_id)
             if question is not None and bank is not None:
                 chosen.append((bank, question))
         if not chosen:
             return 0, b""
-        stamp = self.clock.now().timestamp()
+        stamp = self.ctx.clock.now().timestamp()
         # genanki writes a SQLite file and a zip: off the event loop.
         return len(chosen), await asyncio.to_thread(anki.package, chosen, stamp)
 
