@@ -22,6 +22,7 @@ class Surface:
         self.commands: dict[str, CommandSpec] = {}
         self.buttons: dict[str, ButtonRoute] = {}
         self.forms: dict[str, FormRoute] = {}
+        self._button_sizes: list[int] = []
         for spec in commands:
             if spec.name in self.commands:
                 raise ValueError(f"command {spec.name} is declared twice")
@@ -32,11 +33,13 @@ class Surface:
             if form.kind.prefix in self.forms:
                 raise ValueError(f"form {form.kind.prefix} is declared twice")
             self.forms[form.kind.prefix] = form
+        self._form_sizes = _sizes(self.forms)
 
     def add_button(self, route: ButtonRoute) -> None:
         if route.kind.prefix in self.buttons:
             raise ValueError(f"button {route.kind.prefix} is declared twice")
         self.buttons[route.kind.prefix] = route
+        self._button_sizes = _sizes(self.buttons)
 
     def variants(self) -> list[tuple[CommandSpec, Variant]]:
         return [(spec, variant) for spec in self.commands.values() for variant in spec.variants]
@@ -44,10 +47,10 @@ class Surface:
     # -- ids --------------------------------------------------------------------
 
     def button(self, custom_id: str) -> tuple[ButtonRoute, Pressed] | None:
-        return _find(self.buttons, custom_id)
+        return _find(self.buttons, self._button_sizes, custom_id)
 
     def form(self, form_id: str) -> tuple[FormRoute, Pressed] | None:
-        return _find(self.forms, form_id)
+        return _find(self.forms, self._form_sizes, form_id)
 
     def is_answer(self, custom_id: str) -> bool:
         """Whether a click on this id stores an answer (so a lost one asks for
@@ -70,19 +73,22 @@ class Surface:
 
 
 _R = TypeVar("_R", ButtonRoute, FormRoute)
-_PREFIX_PARTS = 3  # prefixes are at most three segments (`qm:f:reject`)
 
 
-def _find(routes: dict[str, _R], custom_id: str) -> tuple[_R, Pressed] | None:
-    # Longest prefix first: `qm:f:reject` before a shorter `qm:f`. Dict look-ups,
-    # not a scan: this runs on every click.
-    parts = custom_id.split(":", _PREFIX_PARTS)
-    for size in range(min(len(parts), _PREFIX_PARTS), 0, -1):
+def _find(routes: dict[str, _R], sizes: list[int], custom_id: str) -> tuple[_R, Pressed] | None:
+    # Longest prefix first (`qm:f:reject` before a shorter `qm:f`), trying only
+    # the prefix lengths declared: a dict look-up or two, as this runs on every click.
+    parts = custom_id.split(":")
+    for size in sizes:
         route = routes.get(":".join(parts[:size]))
         if route is not None:
-            pressed = route.kind.parse(custom_id)
+            pressed = route.kind.parse_parts(parts)
             return (route, pressed) if pressed is not None else None
     return None
+
+
+def _sizes(routes: dict[str, ButtonRoute] | dict[str, FormRoute]) -> list[int]:
+    return sorted({route.kind.prefix_parts for route in routes.values()}, reverse=True)
 
 
 def _prefixes(routes: dict[str, ButtonRoute] | dict[str, FormRoute]) -> re.Pattern[str]:

@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from functools import cached_property
+from typing import Any, NamedTuple
 
 from bot.chat import Command, FormReply, FormSubmission, Interaction, OutMessage
 
@@ -97,9 +98,9 @@ class CommandSpec:
     bare: Mapping[str, str] | None = None  # args when only the command's word is typed
 
 
-@dataclass(frozen=True)
-class Pressed:
-    """A parsed id: its kind, its verb (if the kind has verbs) and its numbers."""
+class Pressed(NamedTuple):
+    """A parsed id: its kind, its verb (if the kind has verbs) and its numbers.
+    A tuple, not a dataclass: one is made on every click."""
 
     kind: IdKind
     verb: str
@@ -127,20 +128,31 @@ class IdKind:
         parts = [self.prefix, *([verb] if self.verbs else []), *(str(n) for n in numbers)]
         return ":".join(parts)
 
+    @cached_property
+    def prefix_parts(self) -> int:
+        return self.prefix.count(":") + 1
+
     def parse(self, custom_id: str) -> Pressed | None:
-        if not custom_id.startswith(self.prefix + ":") and custom_id != self.prefix:
+        parts = custom_id.split(":")
+        if ":".join(parts[: self.prefix_parts]) != self.prefix:
             return None
-        rest = custom_id[len(self.prefix) + 1 :].split(":") if custom_id != self.prefix else []
-        verb = ""
-        if self.verbs:
-            if not rest or rest[0] not in self.verbs:
+        return self.parse_parts(parts)
+
+    def parse_parts(self, parts: list[str]) -> Pressed | None:
+        """The rest of an id split at `:` whose prefix matched (the registry
+        splits each click's id once)."""
+        start = self.prefix_parts + bool(self.verbs)
+        if len(parts) != start + len(self.fields):
+            return None
+        verb = parts[start - 1] if self.verbs else ""
+        if self.verbs and verb not in self.verbs:
+            return None
+        numbers = []
+        for part in parts[start:]:
+            if not part.isdigit() or len(part) > _MAX_NUMBER_DIGITS:
                 return None
-            verb, rest = rest[0], rest[1:]
-        if len(rest) != len(self.fields):
-            return None
-        if not all(part.isdigit() and len(part) <= _MAX_NUMBER_DIGITS for part in rest):
-            return None
-        return Pressed(self, verb, tuple(int(part) for part in rest))
+            numbers.append(int(part))
+        return Pressed(self, verb, tuple(numbers))
 
 
 ButtonHandler = Callable[[Any, Interaction, Pressed], Awaitable[OutMessage]]
