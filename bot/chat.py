@@ -6,11 +6,11 @@ into these types and these types back into platform messages.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import Enum
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from bot.dialect import Dialect
 
@@ -220,6 +220,15 @@ class Adapter(Protocol):
         platform has them. `target` is where the member last used the bot.
         Raises DeliveryError when it cannot be delivered."""
         ...
+
+
+@runtime_checkable
+class Parted(Protocol):
+    """An adapter whose connection is several pieces, each up or down on its own
+    (Discord's shards): health and metrics report each one."""
+
+    @property
+    def parts(self) -> Mapping[str, bool]: ...
 
 
 class DeliveryError(Exception):

@@ -9,6 +9,8 @@ from typing import Annotated, Any
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from bot.adapters.discord.shards import AUTO, ShardPlan, parse_shard_count, parse_shard_ids
+
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
 
@@ -55,6 +57,10 @@ class Settings(BaseSettings):
     discord_guild_ids: Annotated[list[int], NoDecode] = Field(
         default_factory=list, validation_alias="QUIZ_DISCORD_GUILD_IDS"
     )
+    # A number, or `auto` for the gateway's recommendation; the shards this
+    # process runs (`0-3`, `4,5`; empty: all of them).
+    discord_shard_count: str = Field(default="auto", validation_alias="QUIZ_DISCORD_SHARD_COUNT")
+    discord_shard_ids: str = Field(default="", validation_alias="QUIZ_DISCORD_SHARD_IDS")
     discord_api_url: str | None = Field(default=None, validation_alias="QUIZ_DISCORD_API_URL")
     discord_gateway_url: str | None = Field(
         default=None, validation_alias="QUIZ_DISCORD_GATEWAY_URL"
@@ -72,6 +78,24 @@ class Settings(BaseSettings):
         if isinstance(value, str):
             return [item.strip() for item in value.split(",") if item.strip()]
         return value
+
+    @field_validator("discord_shard_count")
+    @classmethod
+    def _shard_count(cls, value: str) -> str:
+        parse_shard_count(value)
+        return value.strip().lower() or AUTO
+
+    @field_validator("discord_shard_ids")
+    @classmethod
+    def _shard_ids(cls, value: str) -> str:
+        parse_shard_ids(value)
+        return value
+
+    @property
+    def discord_shards(self) -> ShardPlan:
+        return ShardPlan(
+            parse_shard_count(self.discord_shard_count), parse_shard_ids(self.discord_shard_ids)
+        )
 
     @field_validator("public_url")
     @classmethod
@@ -159,6 +183,8 @@ SETTINGS_HELP: tuple[tuple[str, str], ...] = (
     ("SLACK_APP_TOKEN", "Slack app-level token (xapp-…): Socket Mode"),
     ("SLACK_SIGNING_SECRET", "Slack signing secret: HTTP mode"),
     ("QUIZ_DISCORD_GUILD_IDS", "comma list of guild ids: sync /quiz there at once"),
+    ("QUIZ_DISCORD_SHARD_COUNT", "Discord shards of the whole bot, or auto (the default)"),
+    ("QUIZ_DISCORD_SHARD_IDS", "the shards this process runs, e.g. 0-3 or 4,5 (default all)"),
     ("QUIZ_DISCORD_API_URL", "Discord REST base (a proxy), e.g. http://127.0.0.1:8080/api/v10"),
     ("QUIZ_DISCORD_GATEWAY_URL", "Discord gateway base (a proxy), e.g. ws://127.0.0.1:8081/"),
     ("QUIZ_SLACK_HOST", "HTTP mode: address to listen on (default 0.0.0.0)"),

@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 
 from aiohttp import web
 
-from bot.chat import Adapter
+from bot.chat import Adapter, Parted
 
 # Adds more routes to the server (the dashboard and /metrics, bot/web/pages.py).
 Mount = Callable[[web.Application], None]
@@ -24,13 +24,23 @@ def health_app(
             name: "connected" if adapter.connected else "disconnected"
             for name, adapter in adapters.items()
         }
+        # Pieces of a connection (Discord shards): one down is degraded, though
+        # the platform as a whole still serves the servers of the others.
+        parts = {
+            name: {part: "connected" if up else "disconnected" for part, up in pieces.items()}
+            for name, adapter in adapters.items()
+            if isinstance(adapter, Parted) and (pieces := adapter.parts)
+        }
         database = "ok" if await database_ok() else "unreachable"
-        healthy = database == "ok" and all(v == "connected" for v in platforms.values())
-        body = {
+        states = [*platforms.values(), *(s for each in parts.values() for s in each.values())]
+        healthy = database == "ok" and all(v == "connected" for v in states)
+        body: dict[str, object] = {
             "status": "ok" if healthy else "degraded",
             "platforms": platforms,
             "database": database,
         }
+        if parts:
+            body["parts"] = parts
         return web.json_response(body, status=200 if healthy else 503)
 
     app = web.Application()

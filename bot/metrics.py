@@ -7,14 +7,23 @@ would make a series per member."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
-from bot.chat import Adapter, Command, DeliveryError, Interaction, MessageRef, OutMessage, Target
+from bot.chat import (
+    Adapter,
+    Command,
+    DeliveryError,
+    Interaction,
+    MessageRef,
+    OutMessage,
+    Parted,
+    Target,
+)
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 # Seconds; an answer write is a few ms, a slow disk or a busy PostgreSQL 100s of ms.
@@ -135,9 +144,18 @@ class _ConnectionCollector(Collector):
             "1 while the platform's connection is up, else 0",
             labels=["platform"],
         )
+        parts = GaugeMetricFamily(
+            "quizmaster_platform_part_connected",
+            "1 while this piece of the platform's connection (a Discord shard) is up, else 0",
+            labels=["platform", "part"],
+        )
         for name, adapter in sorted(self.adapters().items()):
             family.add_metric([name], 1.0 if adapter.connected else 0.0)
+            if isinstance(adapter, Parted):
+                for part, up in adapter.parts.items():
+                    parts.add_metric([name, part], 1.0 if up else 0.0)
         yield family
+        yield parts
 
 
 class _FixedCollector(Collector):
@@ -176,6 +194,10 @@ class MeteredAdapter:
     @property
     def connected(self) -> bool:
         return self.inner.connected
+
+    @property
+    def parts(self) -> Mapping[str, bool]:
+        return self.inner.parts if isinstance(self.inner, Parted) else {}
 
     async def send(self, target: Target, message: OutMessage) -> MessageRef:
         try:

@@ -334,7 +334,7 @@ async def test_a_dropped_gateway_connection_resumes_and_keeps_serving(
     await fake.drop_gateway()
     await fake.wait_for(lambda: fake.resumes and bot.platform.adapter.connected)
     assert len(fake.identifies) == 1
-    assert fake.resumes[0]["session_id"] == "fake-session"
+    assert fake.resumes[0]["session_id"] == "fake-session-0-1"  # the session READY gave
     _, final = await bot.command("help", user=PLAYER)
     assert "/quiz start" in text_of(final)
 
@@ -747,7 +747,12 @@ async def test_a_passing_gateway_outage_logs_one_warning_and_the_bot_keeps_answe
     caplog.set_level(logging.INFO)
     await fake.outage(refusals=1)
     await fake.wait_for(
-        lambda: fake.resumes and fake.refused_gateways == 0 and bot.platform.adapter.connected,
+        # After a refused resume the shard identifies afresh (discord.py's sharded client).
+        lambda: (
+            (fake.resumes or len(fake.identifies) > 1)
+            and fake.refused_gateways == 0
+            and bot.platform.adapter.connected
+        ),
         within=10,
     )
     noisy = [r for r in caplog.records if r.levelno >= logging.WARNING]

@@ -6,6 +6,11 @@ payloads (slash commands, button clicks, autocomplete, modal submits) and read
 back every REST call the bot made, including modals opened (callback type 9)
 and direct messages (a DM channel from POST /users/@me/channels). Errors (429,
 403, 404) can be injected per route.
+
+Sharded as Discord is: `GET /gateway/bot` recommends `shards` and says
+`max_concurrency`; each identify names its shard `[id, count]`, READY lists and
+GUILD_CREATE sends only that shard's servers, `(guild_id >> 22) % count`, and
+each server's interactions go to the socket of its shard.
 """
 
 from __future__ import annotations
@@ -180,6 +185,19 @@ class Guild:
 
 
 @dataclass
+class GatewaySession:
+    """One websocket of the bot: the shard it identified as, its own sequence."""
+
+    socket: web.WebSocketResponse
+    shard: tuple[int, int] = (0, 1)
+    seq: int = 0
+
+    def serves(self, guild_id: str) -> bool:
+        shard_id, count = self.shard
+        return (int(guild_id) >> 22) % count == shard_id
+
+
+@dataclass
 class Reply:
     """What the bot answered to one injected interaction."""
 
@@ -244,8 +262,12 @@ def buttons_of(message: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 class FakeDiscord:
-    def __init__(self, token: str = "fake-bot-token") -> None:
+    def __init__(
+        self, token: str = "fake-bot-token", *, shards: int = 1, max_concurrency: int = 1
+    ) -> None:
         self.token = token
+        self.recommended_shards = shards
+        self.max_concurrency = max_concurrency
         self.reject_token = False
         self.calls: list[Call] = []
         self.messages: dict[str, dict[str, Any]] = {}  # message id → current payload
@@ -255,13 +277,13 @@ class FakeDiscord:
         self.dm_channels: dict[str, str] = {}  # user id → their DM channel with the bot
         self.failures: list[Failure] = []
         self.identifies: list[dict[str, Any]] = []
+        # (shard id, loop time) of each identify, for the pace between them.
+        self.identified_at: list[tuple[int, float]] = []
         self.resumes: list[dict[str, Any]] = []
         self.heartbeats = 0
         self.refused_gateways = 0  # websocket upgrades still to refuse (an outage)
         self._ids = itertools.count(1_300_000_000_000_000_000)
-        self._sockets: list[web.WebSocketResponse] = []
-        self._seq = 0
-        self._session = "fake-session"
+        self.sessions: list[GatewaySession] = []
         self._changed = asyncio.Event()
         self._runner: web.AppRunner | None = None
         self.port = 0
@@ -301,8 +323,8 @@ class FakeDiscord:
         self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
 
     async def close(self) -> None:
-        for socket in list(self._sockets):
-            await socket.close()
+        for session in list(self.sessions):
+            await session.socket.close()
         if self._runner is not None:
             await self._runner.cleanup()
 
@@ -352,10 +374,16 @@ class FakeDiscord:
             Failure(method, re.compile(path), status, times, retry_after, after_work)
         )
 
-    async def drop_gateway(self) -> None:
-        """Cut the websocket as a network failure would (a resumable close code)."""
-        for socket in list(self._sockets):
-            await socket.close(code=4000, message=b"dropped by test")
+    async def drop_gateway(self, shard: int | None = None) -> None:
+        """Cut the websockets (of one shard, if given) as a network failure would
+        (a resumable close code)."""
+        for session in list(self.sessions):
+            if shard is None or session.shard[0] == shard:
+                await session.socket.close(code=4000, message=b"dropped by test")
+
+    def shard_sessions(self) -> dict[int, GatewaySession]:
+        """The live sockets by the shard they identified (or resumed) as."""
+        return {session.shard[0]: session for session in self.sessions}
 
     async def outage(self, refusals: int = 1) -> None:
         """Drop the websocket and refuse the next `refusals` reconnects with a 503,
@@ -537,11 +565,15 @@ class FakeDiscord:
         raise AssertionError(f"/quiz {path} has no option {key}")
 
     async def dispatch(self, event: str, data: dict[str, Any]) -> None:
-        await self.wait_for(lambda: self._sockets, 5.0)
-        self._seq += 1
-        await self._sockets[-1].send_str(
-            json.dumps({"op": 0, "t": event, "s": self._seq, "d": data})
-        )
+        """Send an event on the socket of the shard serving its server."""
+        guild_id = data.get("guild_id")
+
+        def session() -> GatewaySession | None:
+            serving = [s for s in self.sessions if guild_id is None or s.serves(str(guild_id))]
+            return serving[-1] if serving else None
+
+        found: GatewaySession = await self.wait_for(session, 5.0)
+        await self._send_event(found, event, data)
 
     # -- REST ------------------------------------------------------------------------
 
@@ -652,12 +684,12 @@ class FakeDiscord:
         return _json(
             {
                 "url": self.gateway_url.rstrip("/"),
-                "shards": 1,
+                "shards": self.recommended_shards,
                 "session_start_limit": {
                     "total": 1000,
                     "remaining": 999,
                     "reset_after": 0,
-                    "max_concurrency": 1,
+                    "max_concurrency": self.max_concurrency,
                 },
             }
         )
@@ -797,49 +829,57 @@ class FakeDiscord:
             return _json({"message": "Service Unavailable", "code": 0}, status=503)
         socket = web.WebSocketResponse()
         await socket.prepare(request)
-        self._sockets.append(socket)
+        session = GatewaySession(socket)
+        self.sessions.append(session)
         await socket.send_json({"op": 10, "d": {"heartbeat_interval": 41250}, "s": None, "t": None})
         try:
             async for frame in socket:
                 if frame.type is not WSMsgType.TEXT:
                     continue
-                await self._on_gateway(socket, json.loads(frame.data))
+                await self._on_gateway(session, json.loads(frame.data))
         finally:
-            if socket in self._sockets:
-                self._sockets.remove(socket)
+            if session in self.sessions:
+                self.sessions.remove(session)
             self._changed.set()
         return socket
 
-    async def _on_gateway(self, socket: web.WebSocketResponse, message: dict[str, Any]) -> None:
+    async def _on_gateway(self, session: GatewaySession, message: dict[str, Any]) -> None:
         op = message.get("op")
         if op == 1:
             self.heartbeats += 1
-            await socket.send_json({"op": 11, "d": None, "s": None, "t": None})
+            await session.socket.send_json({"op": 11, "d": None, "s": None, "t": None})
         elif op == 2:
             self.identifies.append(message["d"])
-            self._seq = 0
+            shard_id, count = message["d"].get("shard") or (0, 1)
+            session.shard, session.seq = (int(shard_id), int(count)), 0
+            self.identified_at.append((session.shard[0], asyncio.get_running_loop().time()))
+            own = [guild for guild in self.guilds.values() if session.serves(guild.id)]
             await self._send_event(
-                socket,
+                session,
                 "READY",
                 {
                     "v": 10,
                     "user": self._bot_user(),
-                    "guilds": [{"id": gid, "unavailable": True} for gid in self.guilds],
-                    "session_id": self._session,
+                    "guilds": [{"id": guild.id, "unavailable": True} for guild in own],
+                    "session_id": f"fake-session-{shard_id}-{count}",
                     "resume_gateway_url": self.gateway_url,
                     "application": {"id": APP_ID, "flags": 0},
                     "private_channels": [],
                     "relationships": [],
-                    "shard": [0, 1],
+                    "shard": list(session.shard),
                 },
             )
-            for guild in self.guilds.values():
-                await self._send_event(socket, "GUILD_CREATE", guild.payload())
+            for guild in own:
+                await self._send_event(session, "GUILD_CREATE", guild.payload())
         elif op == 6:
             self.resumes.append(message["d"])
-            await self._send_event(socket, "RESUMED", {})
+            # The session id names the shard it was made for.
+            _, _, shard_id, count = str(message["d"]["session_id"]).split("-")
+            session.shard = (int(shard_id), int(count))
+            session.seq = int(message["d"].get("seq") or 0)
+            await self._send_event(session, "RESUMED", {})
         self._changed.set()
 
-    async def _send_event(self, socket: web.WebSocketResponse, event: str, data: Any) -> None:
-        self._seq += 1
-        await socket.send_json({"op": 0, "t": event, "s": self._seq, "d": data})
+    async def _send_event(self, session: GatewaySession, event: str, data: Any) -> None:
+        session.seq += 1
+        await session.socket.send_json({"op": 0, "t": event, "s": session.seq, "d": data})

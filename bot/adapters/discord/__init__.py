@@ -5,7 +5,10 @@ so a bot without Discord never loads the library."""
 
 from __future__ import annotations
 
-from bot.config import Settings
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # bot.config reads this package's shard settings
+    from bot.config import Settings
 
 NAME = "discord"
 MODULE = "bot.adapters.discord.platform"  # defines platform(settings, service)
@@ -16,4 +19,4 @@ def configured(settings: Settings) -> bool:
 
 
 def problem(settings: Settings) -> str | None:
-    return None
+    return settings.discord_shards.problem()

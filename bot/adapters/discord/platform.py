@@ -19,6 +19,7 @@ from discord import app_commands
 from bot.adapters.discord import render as discord_render
 from bot.adapters.discord.commands import quiz_group
 from bot.adapters.discord.dialect import DISCORD_DIALECT
+from bot.adapters.discord.shards import ALL_SHARDS, IDENTIFY_INTERVAL, IdentifyPacer, ShardPlan
 from bot.adapters.in_flight import InFlight
 from bot.chat import (
     Command,
@@ -111,8 +112,13 @@ class ReconnectLog(logging.Filter):
         if str(record.msg).startswith("Attempting a reconnect") and record.exc_info:
             error = record.exc_info[1]
             reason = " ".join(f"{type(error).__name__}: {error}".split())[:300]
-            record.msg = "Discord connection lost (%s); reconnecting in %.1f s"
-            record.args = (reason, *(record.args if isinstance(record.args, tuple) else ()))
+            args = record.args if isinstance(record.args, tuple) else ()
+            if len(args) == 2:  # discord.shard: (shard id, delay)
+                record.msg = "Discord shard %s: connection lost (%s); reconnecting in %.1f s"
+                record.args = (args[0], reason, args[1])
+            else:
+                record.msg = "Discord connection lost (%s); reconnecting in %.1f s"
+                record.args = (reason, *args)
             record.levelno, record.levelname = logging.WARNING, "WARNING"
             record.exc_info, record.exc_text = None, None
         return True
@@ -134,11 +140,20 @@ class QuizTree(app_commands.CommandTree["QuizClient"]):
                 )
 
 
-class QuizClient(discord.Client):
-    """The gateway connection, with `/quiz` and the answer buttons wired to the service."""
+class QuizClient(discord.AutoShardedClient):
+    """The gateway connection, with `/quiz` and the answer buttons wired to the service.
+
+    Always sharded (one shard is a shard too): this process runs `shards.ids`
+    of `shards.count`, both settled in `prepare` once the gateway is asked."""
 
     def __init__(
-        self, service: QuizService, guild_ids: Sequence[int], *, guild_ready_timeout: float = 2.0
+        self,
+        service: QuizService,
+        guild_ids: Sequence[int],
+        *,
+        shards: ShardPlan = ALL_SHARDS,
+        identify_interval: float = IDENTIFY_INTERVAL,
+        guild_ready_timeout: float = 2.0,
     ) -> None:
         super().__init__(
             intents=intents(),
@@ -147,7 +162,10 @@ class QuizClient(discord.Client):
         )
         self.service = service
         self.guild_ids = list(guild_ids)
-        self.online = False
+        self.plan = shards
+        self.pacer = IdentifyPacer(1, identify_interval)
+        # Each of this process's shards: is its gateway session live?
+        self.shard_online: dict[int, bool] = {}
         self.tree: app_commands.CommandTree[QuizClient] = QuizTree(self)
         self.tree.add_command(quiz_group(self.run_command, lambda: service.catalog))
         # Private-reply channel for `Adapter.reply_private`: id(event) → interaction.
@@ -157,8 +175,45 @@ class QuizClient(discord.Client):
         self._in_flight = InFlight(PLATFORM)
         # addFilter ignores a filter already present: one per process.
         logging.getLogger("discord.client").addFilter(RECONNECT_LOG)
+        logging.getLogger("discord.shard").addFilter(RECONNECT_LOG)
+
+    async def prepare(self) -> None:
+        """After login: the shard count (the gateway's recommendation for
+        `auto`) and the identify concurrency, from `GET /gateway/bot`."""
+        recommended, _url, limits = await self.http.get_bot_gateway()
+        count = self.plan.count or recommended
+        plan = ShardPlan(count, self.plan.ids)
+        problem = plan.problem()
+        if problem is not None:
+            raise StartError(problem)
+        self.plan = plan
+        self.shard_count = count
+        self.shard_ids = plan.ids
+        self.pacer.max_concurrency = max(1, int(limits.get("max_concurrency", 1)))
+        self.shard_online = {shard: False for shard in self.own_shards}
+        log.info(
+            "Discord: shards %s of %d (identifying %d at a time)",
+            _ranges(self.own_shards),
+            count,
+            self.pacer.max_concurrency,
+        )
+
+    @property
+    def own_shards(self) -> list[int]:
+        return list(self.plan.ids or range(self.plan.count or 1))
+
+    @property
+    def online(self) -> bool:
+        """Some gateway session of this process is live: posts go over REST and
+        work for every server, whichever shard its events arrive on."""
+        return any(self.shard_online.values())
+
+    async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
+        await self.pacer.wait(shard_id or 0)
 
     async def setup_hook(self) -> None:
+        if not self.plan.registers_commands:
+            return  # the process holding shard 0 syncs /quiz for all
         if not self.guild_ids:
             await self.tree.sync()
             return
@@ -174,15 +229,16 @@ class QuizClient(discord.Client):
                     "applications.commands scope"
                 ) from None
 
-    # Connection state: `connected` is true only while the gateway session is live.
-    async def on_ready(self) -> None:
-        self.online = True
+    # Connection state, per shard: live from READY (its servers loaded) or
+    # RESUMED until it drops; discord.py reconnects each shard on its own.
+    async def on_shard_ready(self, shard_id: int) -> None:
+        self.shard_online[shard_id] = True
 
-    async def on_resumed(self) -> None:
-        self.online = True
+    async def on_shard_resumed(self, shard_id: int) -> None:
+        self.shard_online[shard_id] = True
 
-    async def on_disconnect(self) -> None:
-        self.online = False
+    async def on_shard_disconnect(self, shard_id: int) -> None:
+        self.shard_online[shard_id] = False
 
     # -- commands and clicks -------------------------------------------------------------
 
@@ -405,6 +461,11 @@ class DiscordAdapter:
     def connected(self) -> bool:
         return self.client.online and self.client.is_ready() and not self.client.is_closed()
 
+    @property
+    def parts(self) -> dict[str, bool]:
+        """Each shard this process runs, and whether its gateway session is live."""
+        return {f"shard {shard}": up for shard, up in sorted(self.client.shard_online.items())}
+
     def _channel(self, target: Target) -> discord.PartialMessageable:
         return self.client.get_partial_messageable(
             int(target.channel), guild_id=int(target.community)
@@ -461,6 +522,17 @@ class DiscordAdapter:
         return names
 
 
+def _ranges(shards: Sequence[int]) -> str:
+    """[0, 1, 2, 5] → "0-2,5", as QUIZ_DISCORD_SHARD_IDS is written."""
+    spans: list[list[int]] = []
+    for shard in shards:
+        if spans and shard == spans[-1][1] + 1:
+            spans[-1][1] = shard
+        else:
+            spans.append([shard, shard])
+    return ",".join(f"{a}-{b}" if a != b else str(a) for a, b in spans)
+
+
 def _delivery_error(error: discord.HTTPException) -> DeliveryError:
     """403/404 mean a missing channel or permission, which retrying cannot fix."""
     reason = f"Discord said {error.status}: {error.text or 'refused'}"
@@ -478,9 +550,13 @@ class DiscordPlatform:
     async def start(self) -> None:
         try:
             await self.client.login(self._token)
+            await self.client.prepare()
         except discord.LoginFailure:
             await self.client.close()
             raise StartError("Discord rejected DISCORD_TOKEN; check the bot token") from None
+        except StartError:
+            await self.client.close()
+            raise
         except discord.HTTPException as error:
             await self.client.close()
             raise StartError(
@@ -516,14 +592,19 @@ def platform(
     service: QuizService,
     *,
     guild_ready_timeout: float = 2.0,
+    identify_interval: float = IDENTIFY_INTERVAL,
     client_class: type[QuizClient] = QuizClient,
 ) -> DiscordPlatform:
-    """What `quizmaster run` starts; tests pass a short `guild_ready_timeout` and a
-    client class without discord.py's re-identify pause."""
+    """What `quizmaster run` starts; tests pass a short `guild_ready_timeout` and
+    `identify_interval`, or a client class without discord.py's re-identify pause."""
     if settings.discord_token is None:
         raise StartError("DISCORD_TOKEN is not set")
     point_at(settings.discord_api_url, settings.discord_gateway_url)
     client = client_class(
-        service, settings.discord_guild_ids, guild_ready_timeout=guild_ready_timeout
+        service,
+        settings.discord_guild_ids,
+        shards=settings.discord_shards,
+        identify_interval=identify_interval,
+        guild_ready_timeout=guild_ready_timeout,
     )
     return DiscordPlatform(client, settings.discord_token.get_secret_value())
