@@ -124,6 +124,7 @@ def build_bank(
     skipped.sort(key=_order)
     if not kept:
         return ImportResult(None, "", skipped, parsed.notes)
+    _refuse_if_too_big(sum(_text_bytes(question) for _, question in kept), at_least=True)
     document = {
         "id": bank_id,
         "title": title,
@@ -146,14 +147,25 @@ def _order(skipped: Skipped) -> tuple[int, ...]:
     return tuple(int(number) for number in re.findall(r"\d+", skipped.where))
 
 
-def _check_loadable(text: str) -> None:
-    """The bank must load exactly as the bot will load it."""
-    size = len(text.encode("utf-8"))
+def _text_bytes(question: dict[str, Any]) -> int:
+    """The bytes of a question's texts: less than its YAML, which adds keys and quotes."""
+    texts = [question["prompt"], question["explanation"], *question["options"], *question["tags"]]
+    return sum(len(text.encode("utf-8")) for text in texts)
+
+
+def _refuse_if_too_big(size: int, at_least: bool = False) -> None:
+    # Checked on the texts alone before the YAML is written, so a file far too
+    # big is refused without dumping and re-reading megabytes of YAML.
     if size > MAX_BANK_BYTES:
         raise ImportFailed(
-            f"the bank would be {size:,} bytes, more than the {MAX_BANK_BYTES:,} a bank file "
-            "may hold; split the input into several files"
+            f"the bank would be {'at least ' if at_least else ''}{size:,} bytes, more than "
+            f"the {MAX_BANK_BYTES:,} a bank file may hold; split the input into several files"
         )
+
+
+def _check_loadable(text: str) -> None:
+    """The bank must load exactly as the bot will load it."""
+    _refuse_if_too_big(len(text.encode("utf-8")))
     _, problems = parse_bank_text(text, Path("<imported bank>"))
     if problems:  # a bug here, not the user's: say so plainly
         raise ImportFailed("the imported bank does not load: " + "; ".join(map(str, problems)))
