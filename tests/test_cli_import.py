@@ -22,7 +22,10 @@ def test_import_prints_the_bank_on_stdout_and_the_report_on_stderr(tmp_path: Pat
     bank = yaml.safe_load(result.stdout)
     assert bank["id"] == "pub" and len(bank["questions"]) == 3
     report = result.stderr.splitlines()
-    assert "skipped line 7: answer must be a letter A to E, not 'Q'" in report
+    assert (
+        "skipped line 7: answer 'Q' is neither a letter A to E, an option number 1 to 5 "
+        "nor the text of one option"
+    ) in report
     assert "note: columns not imported: notes" in report
     assert report[-1] == "3 question(s) imported, 4 skipped."
     (tmp_path / "banks").mkdir()

@@ -50,10 +50,25 @@ def clean_line(text: str) -> str:
     return " ".join(clean_text(text).split())
 
 
+# Letters and digits a tag keeps; everything else separates its words.
+_TAG_CATEGORIES = {"Ll", "Lm", "Lo", "Nd"}
+
+
 def slug(text: str) -> str:
-    """A tag from free text: 'Entertainment: Video Games' -> 'entertainment-video-games'."""
-    normal = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
-    tag = re.sub(r"[^a-z0-9]+", "-", normal.lower()).strip("-")
+    """A tag from free text, in any script: 'Entertainment: Video Games' ->
+    'entertainment-video-games', 'Café' -> 'cafe', 'Физика: Механика' -> 'физика-механика'."""
+    kept: list[str] = []
+    for ch in unicodedata.normalize("NFKD", text.lower()):
+        category = unicodedata.category(ch)
+        if category.startswith("M"):
+            # Accents on Latin letters go ('é' -> 'e'); other scripts need their marks.
+            if kept and not kept[-1].isascii():
+                kept.append(ch)
+        elif category in _TAG_CATEGORIES:
+            kept.append(ch)
+        else:
+            kept.append("-")
+    tag = re.sub(r"-+", "-", unicodedata.normalize("NFC", "".join(kept))).strip("-")
     if len(tag) > MAX_TAG:
         tag = tag[:MAX_TAG].rsplit("-", 1)[0] if "-" in tag[:MAX_TAG] else tag[:MAX_TAG]
     return tag
