@@ -114,7 +114,7 @@ def _read(root: yaml.MappingNode, parsed: Parsed, meta: _Meta) -> list[_Question
             continue
         if prompt in first_line:
             earlier = first_line[prompt]
-            reason = f"repeated on line {line}; Red keeps the last copy, so that one is imported"
+            reason = f"repeated on line {line}; Red keeps the last copy, so not this one"
             parsed.skipped.append(Skipped(f"line {earlier}", reason))
             del by_prompt[prompt]  # the last copy takes the end of the order
         first_line[prompt] = line
