@@ -347,6 +347,13 @@ def questions_import(
         Path | None, typer.Option(help="Write the bank here (default: standard output)")
     ] = None,
     encoding: Annotated[str, typer.Option(help="The file's text encoding")] = "utf-8",
+    field_encoding: Annotated[
+        str,
+        typer.Option(
+            help="opentdb only: how each field is encoded (auto, html, url3986, urllegacy, "
+            "base64; auto detects it)"
+        ),
+    ] = "auto",
     force: Annotated[bool, typer.Option(help="Replace --out if it exists")] = False,
 ) -> None:
     """Turn another quiz format into one bank file; report each question skipped and why
@@ -357,7 +364,7 @@ def questions_import(
         typer.echo(f"{out} exists; pass --force to replace it.", err=True)
         raise typer.Exit(2)
     try:
-        result = import_file(file, format, bank, title, encoding)
+        result = import_file(file, format, bank, title, encoding, field_encoding)
     except BadArguments as error:
         typer.echo(f"Cannot import: {error}.", err=True)
         raise typer.Exit(2) from None

@@ -22,7 +22,10 @@ def test_import_prints_the_bank_on_stdout_and_the_report_on_stderr(tmp_path: Pat
     bank = yaml.safe_load(result.stdout)
     assert bank["id"] == "pub" and len(bank["questions"]) == 3
     report = result.stderr.splitlines()
-    assert "skipped line 7: answer must be a letter A to E, not 'Q'" in report
+    assert (
+        "skipped line 7: answer 'Q' is neither a letter A to E, an option number 1 to 5 "
+        "nor the text of one option"
+    ) in report
     assert "note: columns not imported: notes" in report
     assert report[-1] == "3 question(s) imported, 4 skipped."
     (tmp_path / "banks").mkdir()
@@ -142,3 +145,28 @@ def test_an_imported_bank_can_be_played_at_once(tmp_path: Path) -> None:
     assert "Which is a fruit?" in played.stdout
     assert "Ice is cold." in played.stdout
     assert played.stdout.count("(closed) ==") == 2
+
+
+def test_field_encoding_is_named_on_the_command_line_and_checked(tmp_path: Path) -> None:
+    corpus = Path(__file__).parent / "corpus" / "opentdb" / "base64.json"
+    (tmp_path / "b64.json").write_bytes(corpus.read_bytes())
+    args = ("questions", "import", "b64.json", "--format", "opentdb", "--bank", "b64")
+
+    named = run_cli(*args, "--field-encoding", "base64", cwd=tmp_path)
+    assert named.returncode == 0, named.stderr
+    prompts = [q["prompt"] for q in yaml.safe_load(named.stdout)["questions"]]
+    assert "Which gas do plants take in for photosynthesis?" in prompts
+    # Named wrongly, every field is reported rather than imported as garbage.
+    wrong = run_cli(*args, "--field-encoding", "url3986", cwd=tmp_path)
+    assert wrong.returncode == 1
+    assert "neither 'multiple' nor 'boolean'" in wrong.stderr
+    unknown = run_cli(*args, "--field-encoding", "rot13", cwd=tmp_path)
+    assert unknown.returncode == 2
+    assert "unknown field encoding 'rot13'" in unknown.stderr
+    (tmp_path / "quiz.txt").write_text("Q?\nA. a\nB. b\nANSWER: A\n", encoding="utf-8")
+    other = run_cli(
+        "questions", "import", "quiz.txt", "--format", "aiken", "--bank", "q",
+        "--field-encoding", "base64", cwd=tmp_path,
+    )  # fmt: skip
+    assert other.returncode == 2
+    assert "only to --format opentdb" in other.stderr

@@ -44,7 +44,9 @@ MAX_BANK_BYTES = 1_000_000
 MAX_DEPTH = 20
 
 Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
-Tag = Annotated[str, StringConstraints(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$", max_length=40)]
+# Lower-case words of any script joined by '-': 'world-capitals', 'физика', '物理'.
+_TAG_WORD = r"[\p{Ll}\p{Lm}\p{Lo}\p{M}\p{Nd}]+"
+Tag = Annotated[str, StringConstraints(pattern=rf"^{_TAG_WORD}(-{_TAG_WORD})*$", max_length=40)]
 Ident = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9_-]{0,63}$")]
 
 

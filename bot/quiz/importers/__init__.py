@@ -7,6 +7,7 @@ from __future__ import annotations
 import codecs
 import re
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from pydantic import TypeAdapter, ValidationError
@@ -14,10 +15,12 @@ from pydantic import TypeAdapter, ValidationError
 from bot.quiz.bank import Ident
 from bot.quiz.importers import aiken, csv_table, gift, opentdb, own_json, provenance, red
 from bot.quiz.importers.build import build_bank, clean_line
+from bot.quiz.importers.field_encoding import ENCODINGS
 from bot.quiz.importers.result import BadArguments, ImportFailed, ImportResult, Parsed, Skipped
 from bot.quiz.importers.source import MAX_IMPORT_BYTES, read_source
 
 __all__ = [
+    "ENCODINGS",
     "FORMATS",
     "MAX_IMPORT_BYTES",
     "BadArguments",
@@ -47,12 +50,24 @@ def _title_from(path: Path) -> str:
 
 
 def import_file(
-    path: Path, format: str, bank_id: str, title: str | None = None, encoding: str = "utf-8"
+    path: Path,
+    format: str,
+    bank_id: str,
+    title: str | None = None,
+    encoding: str = "utf-8",
+    field_encoding: str = "auto",
 ) -> ImportResult:
     """The bank made of every importable question in `path`. ImportFailed when the
-    arguments or the file as a whole are unusable."""
+    arguments or the file as a whole are unusable. `encoding` is the file's text
+    encoding; `field_encoding` how Open Trivia DB encoded each field in it."""
     if format not in FORMATS:
         raise BadArguments(f"unknown format {format!r}; use one of {', '.join(FORMATS)}")
+    if field_encoding not in ENCODINGS:
+        raise BadArguments(
+            f"unknown field encoding {field_encoding!r}; use one of {', '.join(ENCODINGS)}"
+        )
+    if field_encoding != "auto" and format != "opentdb":
+        raise BadArguments("--field-encoding applies only to --format opentdb")
     try:
         TypeAdapter(Ident).validate_python(bank_id)
     except ValidationError:
@@ -67,6 +82,8 @@ def import_file(
     if title is not None and not clean_line(title):
         raise BadArguments("the title is empty")
     parse, format_name = FORMATS[format]
+    if format == "opentdb":
+        parse = partial(opentdb.parse, field_encoding=field_encoding)
     text = read_source(path, encoding)
     parsed = parse(text, path.name)
     chosen = clean_line(title or parsed.title or _title_from(path))

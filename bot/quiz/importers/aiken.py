@@ -3,6 +3,7 @@
     What is 2 + 2?
     A. 3
     B) 4
+    C)5
     ANSWER: B
 
 A question is its first line (further lines before the first option continue
@@ -18,7 +19,9 @@ from dataclasses import dataclass, field
 
 from bot.quiz.importers.result import Entry, Parsed, Skipped
 
-OPTION = re.compile(r"^([A-Za-z])\s*[.)]\s+(.*\S)\s*$")
+# "A. text", "A) text" and, as Moodle reads it, "A)text"; never "A.text", so a
+# continuation line such as "E.g. this" stays part of the question.
+OPTION = re.compile(r"^([A-Za-z])\s*(?:[.)]\s+|\)\s*)(\S.*?)\s*$")
 ANSWER = re.compile(r"^ANSWER\s*:\s*(.*?)\s*$", re.IGNORECASE)
 
 

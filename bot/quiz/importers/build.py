@@ -50,10 +50,25 @@ def clean_line(text: str) -> str:
     return " ".join(clean_text(text).split())
 
 
+# Letters and digits a tag keeps; everything else separates its words.
+_TAG_CATEGORIES = {"Ll", "Lm", "Lo", "Nd"}
+
+
 def slug(text: str) -> str:
-    """A tag from free text: 'Entertainment: Video Games' -> 'entertainment-video-games'."""
-    normal = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
-    tag = re.sub(r"[^a-z0-9]+", "-", normal.lower()).strip("-")
+    """A tag from free text, in any script: 'Entertainment: Video Games' ->
+    'entertainment-video-games', 'Café' -> 'cafe', 'Физика: Механика' -> 'физика-механика'."""
+    kept: list[str] = []
+    for ch in unicodedata.normalize("NFKD", text.lower()):
+        category = unicodedata.category(ch)
+        if category.startswith("M"):
+            # Accents on Latin letters go ('é' -> 'e'); other scripts need their marks.
+            if kept and not kept[-1].isascii():
+                kept.append(ch)
+        elif category in _TAG_CATEGORIES:
+            kept.append(ch)
+        else:
+            kept.append("-")
+    tag = re.sub(r"-+", "-", unicodedata.normalize("NFC", "".join(kept))).strip("-")
     if len(tag) > MAX_TAG:
         tag = tag[:MAX_TAG].rsplit("-", 1)[0] if "-" in tag[:MAX_TAG] else tag[:MAX_TAG]
     return tag
@@ -124,6 +139,7 @@ def build_bank(
     skipped.sort(key=_order)
     if not kept:
         return ImportResult(None, "", skipped, parsed.notes)
+    _refuse_if_too_big(sum(_text_bytes(question) for _, question in kept), at_least=True)
     document = {
         "id": bank_id,
         "title": title,
@@ -146,14 +162,25 @@ def _order(skipped: Skipped) -> tuple[int, ...]:
     return tuple(int(number) for number in re.findall(r"\d+", skipped.where))
 
 
-def _check_loadable(text: str) -> None:
-    """The bank must load exactly as the bot will load it."""
-    size = len(text.encode("utf-8"))
+def _text_bytes(question: dict[str, Any]) -> int:
+    """The bytes of a question's texts: less than its YAML, which adds keys and quotes."""
+    texts = [question["prompt"], question["explanation"], *question["options"], *question["tags"]]
+    return sum(len(text.encode("utf-8")) for text in texts)
+
+
+def _refuse_if_too_big(size: int, at_least: bool = False) -> None:
+    # Checked on the texts alone before the YAML is written, so a file far too
+    # big is refused without dumping and re-reading megabytes of YAML.
     if size > MAX_BANK_BYTES:
         raise ImportFailed(
-            f"the bank would be {size:,} bytes, more than the {MAX_BANK_BYTES:,} a bank file "
-            "may hold; split the input into several files"
+            f"the bank would be {'at least ' if at_least else ''}{size:,} bytes, more than "
+            f"the {MAX_BANK_BYTES:,} a bank file may hold; split the input into several files"
         )
+
+
+def _check_loadable(text: str) -> None:
+    """The bank must load exactly as the bot will load it."""
+    _refuse_if_too_big(len(text.encode("utf-8")))
     _, problems = parse_bank_text(text, Path("<imported bank>"))
     if problems:  # a bug here, not the user's: say so plainly
         raise ImportFailed("the imported bank does not load: " + "; ".join(map(str, problems)))

@@ -2,10 +2,13 @@
 
     prompt,option_a,option_b,option_c,option_d,option_e,answer,explanation,tags
 
-`answer` is the letter of its option column; an empty option cell is no option
-(so the letter still names the column). `tags` are separated by `;` or spaces.
-`difficulty` may be given too. The delimiter is whichever of `, ; tab` the
-header uses most, for spreadsheets that save with semicolons.
+or the layouts public quiz apps export (`question,A,B,C,D,correct_answer`,
+`question,option1,...,option4,answer`; bot/quiz/importers/csv_columns.py has
+every name). The answer is the letter of its option column, its number from 1,
+or the option's own text; an empty option cell is no option (so a letter still
+names its column). `tags` are separated by `;` or spaces. `difficulty` may be
+given too. The delimiter is whichever of `, ; tab` the header uses most, for
+spreadsheets that save with semicolons.
 """
 
 from __future__ import annotations
@@ -14,34 +17,66 @@ import csv
 import io
 import re
 
+from bot.quiz.importers.csv_columns import LETTERS, Columns, read_header
 from bot.quiz.importers.result import Entry, ImportFailed, Parsed, Skipped
-
-OPTION_COLUMNS = [f"option_{letter}" for letter in "abcde"]
-REQUIRED = ("prompt", "option_a", "option_b", "answer")
-KNOWN = {"prompt", *OPTION_COLUMNS, "answer", "explanation", "tags", "difficulty"}
 
 
 def _delimiter(header: str) -> str:
     return max(",;\t", key=header.count)
 
 
-def _entry(where: str, row: dict[str, str]) -> Entry | Skipped:
-    letter = row.get("answer", "").strip().upper()
-    if len(letter) != 1 or letter not in "ABCDE":
-        return Skipped(where, f"answer must be a letter A to E, not {row.get('answer', '')!r}")
-    cells = [row.get(column, "").strip() for column in OPTION_COLUMNS]
-    right = cells["ABCDE".index(letter)]
+def _slot(value: str, cells: list[str]) -> int | str:
+    """The option slot the answer cell names, or why it names none."""
+    text = value.strip()
+    by_text = [
+        slot for slot, cell in enumerate(cells) if cell and cell.casefold() == text.casefold()
+    ]
+    by_label: int | None = None
+    if len(text) == 1 and text.upper() in LETTERS:
+        by_label = LETTERS.index(text.upper())
+    elif text.isdigit() and 1 <= int(text) <= len(LETTERS):
+        by_label = int(text) - 1
+    if by_label is not None and by_text and by_text != [by_label]:
+        return (
+            f"answer {text!r} is ambiguous: option {LETTERS[by_label]} by position, "
+            f"but it is also the text of option {LETTERS[by_text[0]]}"
+        )
+    if by_label is not None:
+        return by_label
+    if len(by_text) == 1:
+        return by_text[0]
+    return (
+        f"answer {value!r} is neither a letter A to E, an option number 1 to 5 "
+        "nor the text of one option"
+    )
+
+
+def _entry(where: str, cells: list[str], columns: Columns) -> Entry | Skipped:
+    def cell(role: str) -> str:
+        index = columns.roles.get(role)
+        return cells[index] if index is not None and index < len(cells) else ""
+
+    slots = [
+        cells[columns.options[slot]].strip()
+        if slot in columns.options and columns.options[slot] < len(cells)
+        else ""
+        for slot in range(len(LETTERS))
+    ]
+    found = _slot(cell("answer"), slots)
+    if isinstance(found, str):
+        return Skipped(where, found)
+    right = slots[found]
     if not right:
-        return Skipped(where, f"answer {letter} names an empty option cell")
-    options = [cell for cell in cells if cell]
-    difficulty = row.get("difficulty", "").strip().lower() or None
+        return Skipped(where, f"answer {LETTERS[found]} names an empty option cell")
+    options = [option for option in slots if option]
+    difficulty = cell("difficulty").strip().lower() or None
     return Entry(
         where,
-        row.get("prompt", ""),
+        cell("prompt"),
         options,
         options.index(right),
-        explanation=row.get("explanation", ""),
-        tags=[t for t in re.split(r"[;\s]+", row.get("tags", "")) if t],
+        explanation=cell("explanation"),
+        tags=[t for t in re.split(r"[;\s]+", cell("tags")) if t],
         difficulty=difficulty,
     )
 
@@ -60,16 +95,9 @@ def parse(text: str, source: str) -> Parsed:
         raise ImportFailed(f"the header row is not valid CSV: {exc}") from None
     if header is None:
         raise ImportFailed("no header row")
-    columns = [cell.strip().lower() for cell in header]
-    missing = [name for name in REQUIRED if name not in columns]
-    if missing:
-        raise ImportFailed(
-            f"the header row lacks {', '.join(missing)}; it must name "
-            "prompt, option_a … option_e, answer, explanation and tags"
-        )
-    unknown = [name for name in columns if name and name not in KNOWN]
-    if unknown:
-        parsed.notes.append(f"columns not imported: {', '.join(unknown)}")
+    columns = read_header(header)
+    if columns.unused:
+        parsed.notes.append(f"columns not imported: {', '.join(columns.unused)}")
     while True:
         line = reader.line_num + 1
         try:
@@ -83,13 +111,12 @@ def parse(text: str, source: str) -> Parsed:
             break
         if not any(cell.strip() for cell in cells):
             continue
-        if len(cells) > len(columns):
+        if len(cells) > len(header):
             parsed.skipped.append(
-                Skipped(f"line {line}", f"{len(cells)} cells but the header names {len(columns)}")
+                Skipped(f"line {line}", f"{len(cells)} cells but the header names {len(header)}")
             )
             continue
-        row = dict(zip(columns, cells, strict=False))
-        found = _entry(f"line {line}", row)
+        found = _entry(f"line {line}", cells, columns)
         if isinstance(found, Skipped):
             parsed.skipped.append(found)
         else:

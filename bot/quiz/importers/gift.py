@@ -9,10 +9,18 @@
     The sky is blue. {T}
 
 Questions are separated by blank lines, as in Moodle, so an unclosed `{`
-costs only its own question. `\\~ \\= \\# \\{ \\} \\:` are literal characters and
+costs only its own question. `\\~ \\= \\# \\{ \\} \\: \\\\` are literal characters and
 `\\n` a line break. Numeric, matching, essay and short-answer questions, and
 options with percentage weights, are reported and skipped. `$CATEGORY:` lines
 become a tag of the questions after them.
+
+Moodle's exports are HTML: a text that starts with `[html]` (or, with no
+marker, one that contains tags or entities) becomes plain text with its line
+breaks kept and its images reported and dropped; `[plain]` and `[markdown]`
+texts are kept as written. Each option and feedback may carry its own marker
+and otherwise takes the question's. `~=right` is read as `=right`, as Moodle
+reads it, and the question's `####` general feedback is preferred over the
+right answer's feedback as the explanation.
 """
 
 from __future__ import annotations
@@ -21,9 +29,10 @@ import dataclasses
 import re
 from dataclasses import dataclass
 
+from bot.quiz.importers.markup import html_to_text, looks_like_html
 from bot.quiz.importers.result import Entry, Parsed, Skipped
 
-SPECIAL = "~=#{}:"
+SPECIAL = "~=#{}:\\"
 FORMAT_MARK = re.compile(r"^\s*\[(html|moodle|plain|markdown)\]", re.IGNORECASE)
 WEIGHT = re.compile(r"^\s*%-?\d+(\.\d+)?%")
 TRUE = ("T", "TRUE")
@@ -137,7 +146,7 @@ def _answers(text: _Text, start: int, end: int, where: str, prompt: str) -> Entr
         right_cut = text.find("#", wrong_cut + 1, end) if wrong_cut != -1 else -1
         right_feedback = text.chars[right_cut + 1 : end] if right_cut != -1 else ""
         answer = 0 if head.strip().upper() in TRUE else 1
-        return Entry(where, prompt, ["True", "False"], answer, right_feedback or explanation)
+        return Entry(where, prompt, ["True", "False"], answer, explanation or right_feedback)
     pieces = text.split(start, end, "=~")
     lead, items = pieces[0], pieces[1:]
     if lead[1].strip():
@@ -148,9 +157,12 @@ def _answers(text: _Text, start: int, end: int, where: str, prompt: str) -> Entr
     right: list[int] = []
     right_feedback = ""
     offset = start + len(lead[1])
-    for mark, raw in items:
+    for number, (mark, raw) in enumerate(items):
         item_start = offset + 1
         offset = item_start + len(raw)
+        following = items[number + 1][0] if number + 1 < len(items) else ""
+        if mark == "~" and following == "=" and not raw.strip():
+            continue  # "~=right": Moodle reads it as "=right"
         if WEIGHT.match(raw):
             return Skipped(where, f"options with % weights: {UNSUPPORTED}")
         if text.find("->", item_start, offset) != -1:
@@ -168,10 +180,10 @@ def _answers(text: _Text, start: int, end: int, where: str, prompt: str) -> Entr
         return Skipped(where, "no right answer (=) in the answer block")
     if len(right) > 1:
         return Skipped(where, "more than one right answer (=); a bank question has one")
-    return Entry(where, prompt, options, right[0], right_feedback.strip() or explanation)
+    return Entry(where, prompt, options, right[0], explanation.strip() or right_feedback)
 
 
-def _question(first_line: int, chunk: str, tags: list[str]) -> Entry | Skipped:
+def _question(first_line: int, chunk: str, tags: list[str], images: list[str]) -> Entry | Skipped:
     where = f"line {first_line}"
     text = _Text.read(chunk, first_line)
     start = 0
@@ -196,16 +208,38 @@ def _question(first_line: int, chunk: str, tags: list[str]) -> Entry | Skipped:
         return Skipped(where, f"the {{ on line {text.lines[opening]} is never closed")
     if text.find("{", closing + 1) != -1:
         return Skipped(where, "more than one answer block {…}")
-    before = FORMAT_MARK.sub("", text.chars[start:opening]).strip()
-    after = text.chars[closing + 1 :].strip()
+    head = text.chars[start:opening]
+    marker = FORMAT_MARK.match(head)
+    style = marker.group(1).lower() if marker else "moodle"
+    before = _render(FORMAT_MARK.sub("", head), style, images)
+    after = _render(text.chars[closing + 1 :], style, images)
     # "Gandhi was born on {~1st =2nd} October": the blank marks the missing word.
     prompt = f"{before} _____ {after}".strip() if after else before
     if not prompt:
         return Skipped(where, "no question text before the answer block")
     found = _answers(text, opening + 1, closing, where, prompt)
-    if isinstance(found, Entry) and tags:
-        return dataclasses.replace(found, tags=tags)
-    return found
+    if isinstance(found, Skipped):
+        return found
+    return dataclasses.replace(
+        found,
+        options=[_render(option, style, images) for option in found.options],
+        explanation=_render(found.explanation, style, images),
+        tags=tags or found.tags,
+    )
+
+
+def _render(raw: str, style: str, images: list[str]) -> str:
+    """A text as plain text: its own [format] marker, else the question's `style`.
+    HTML is converted (images added to `images`); plain and markdown are kept."""
+    marker = FORMAT_MARK.match(raw)
+    if marker:
+        style = marker.group(1).lower()
+        raw = raw[marker.end() :]
+    if style == "html" or (style == "moodle" and looks_like_html(raw)):
+        text, dropped = html_to_text(raw)
+        images.extend(dropped)
+        return text
+    return raw.strip()
 
 
 def parse(text: str, source: str) -> Parsed:
@@ -219,7 +253,12 @@ def parse(text: str, source: str) -> Parsed:
             first_line += 1
         if not lines:
             continue
-        found = _question(first_line, "\n".join(lines), tags)
+        images: list[str] = []
+        found = _question(first_line, "\n".join(lines), tags, images)
+        for image in images:
+            parsed.notes.append(
+                f"line {first_line}: the image {image} was dropped (a bank holds text only)"
+            )
         if isinstance(found, Skipped):
             parsed.skipped.append(found)
         else:

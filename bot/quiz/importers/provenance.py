@@ -10,16 +10,25 @@ OPENTDB_CREDIT = (
 )
 
 
+# An answer that already ends a sentence gets no second full stop ("Mr." not "Mr..").
+_ENDS_SENTENCE = (".", "!", "?", "…")
+
+
+def sentence(text: str) -> str:
+    """`text` closed with a full stop unless it already ends a sentence."""
+    return text if text.endswith(_ENDS_SENTENCE) else f"{text}."
+
+
 def imported_explanation(answer: str) -> str:
     """For source formats without explanations: at least the reveal names the answer."""
-    return f"The answer is {answer}."
+    return sentence(f"The answer is {answer}")
 
 
-def red_explanation(accepted: Sequence[str]) -> str:
-    if len(accepted) < 2:
-        return imported_explanation(accepted[0])
-    others = ", ".join(accepted[1:])
-    return f"The answer is {accepted[0]} (the original list also accepts {others})."
+def red_explanation(shown: str, accepted: Sequence[str]) -> str:
+    others = [answer for answer in accepted if answer != shown]
+    if not others:
+        return imported_explanation(shown)
+    return f"The answer is {shown} (the original list also accepts {', '.join(others)})."
 
 
 def imported_description(source: str, format_name: str) -> str:
@@ -30,10 +39,11 @@ def opentdb_description(source: str) -> str:
     return f"{OPENTDB_CREDIT} Imported from {source}."
 
 
-def red_description(source: str, author: str | None) -> str:
+def red_description(source: str, author: str | None, description: str = "") -> str:
     by = f" by {author}" if author else ""
+    about = f"{sentence(description)} " if description else ""
     return (
-        f"Imported from the Red-DiscordBot trivia list {source}{by}. Red's questions have "
+        f"{about}Imported from the Red-DiscordBot trivia list {source}{by}. Red's questions have "
         "no wrong options, so each question's wrong options were drawn from the answers "
         "of other questions in the same list."
     )
