@@ -50,9 +50,10 @@ class ConsoleAdapter:
         surface: Surface | None = None,
         *,
         single_player: bool = False,
+        screen: Screen | None = None,
     ) -> None:
         self.out = out or sys.stdout
-        self.screen = Screen(self.out)
+        self.screen = screen or Screen(self.out)
         # `quizmaster play`: the game draws reveals and the end itself, in words
         # for one player; channel posts without buttons wait in `held`.
         self.single_player = single_player

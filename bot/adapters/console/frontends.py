@@ -10,6 +10,7 @@ from typing import TextIO
 
 from bot.adapters.console import texts as say
 from bot.adapters.console.adapter import CONSOLE_TARGET, LOCAL_USER, ConsoleAdapter, LineReader
+from bot.adapters.console.screen import Screen
 from bot.chat import Command, OutMessage
 from bot.quiz import texts
 from bot.quiz.service import QuizService
@@ -93,12 +94,13 @@ async def play(
     source: TextIO | None = None,
     out: TextIO | None = None,
     start_line: str | None = None,
+    screen: Screen | None = None,
 ) -> int:
     """A live quiz for the local player; each question closes once answered."""
     # A quiz left running by an interrupted run would block this one: end it
     # quietly, before the console is attached to show it.
     await service.stop(CONSOLE_TARGET)
-    console = ConsoleAdapter(out, surface=service.surface, single_player=True)
+    console = ConsoleAdapter(out, surface=service.surface, single_player=True, screen=screen)
     service.register(console)
     finished = asyncio.Event()
     service.on_quiz_end(lambda target: finished.set() if target == CONSOLE_TARGET else None)

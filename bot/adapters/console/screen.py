@@ -31,7 +31,7 @@ def _with_bold(text: str, style: str = "") -> Text:
 
 
 class Screen:
-    def __init__(self, out: TextIO, *, colour: bool | None = None) -> None:
+    def __init__(self, out: TextIO, *, colour: bool | None = None, record: bool = False) -> None:
         is_terminal = out.isatty()
         if colour is None:
             colour = is_terminal and "NO_COLOR" not in os.environ
@@ -47,6 +47,8 @@ class Screen:
             emoji=False,
             markup=False,
             soft_wrap=not colour,  # a pipe gets whole lines, never wrapped ones
+            record=record,  # scripts/screenshot.py saves what was drawn as SVG
+            width=88 if record else None,
         )
         self._out = out
         self.closed = False  # set when the reader went away (a broken pipe)
