@@ -29,6 +29,7 @@ from bot.storage.repository import Repository  # noqa: E402
 
 ANSWERS = ["B", "A", "C"]
 OUT = ROOT / "docs" / "terminal.svg"
+START_LINE = "Stats in ~/.local/share/quizmaster/quizmaster.db · 1 bank, 30 questions"
 
 
 class Typed(Screen):
@@ -60,7 +61,7 @@ async def main() -> None:
                 bank=None,
                 tag=None,
                 source=io.StringIO("".join(f"{a}\n" for a in ANSWERS)),
-                start_line="Stats in ~/.local/share/quizmaster/quizmaster.db · 1 bank, 30 questions",
+                start_line=START_LINE,
                 screen=screen,
             )
         finally:
