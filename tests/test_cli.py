@@ -62,8 +62,8 @@ def test_play_does_not_repeat_questions_until_the_bank_is_used_up(tmp_path: Path
 
 def test_play_rejects_out_of_range_values(tmp_path: Path) -> None:
     result = run_cli("play", "--questions", "51", cwd=tmp_path)
-    assert result.returncode == 1
-    assert "questions must be between 1 and 50" in result.stdout
+    assert result.returncode == 2
+    assert "--questions must be between 1 and 50 (got 51)." in result.stderr
 
 
 def test_play_stops_when_input_ends(tmp_path: Path) -> None:
@@ -227,4 +227,4 @@ def test_export_anki_writes_the_package_for_a_member(tmp_path: Path) -> None:
         cwd=tmp_path,
     )  # fmt: skip
     assert nobody.returncode == 1
-    assert "No missed questions to export yet." in nobody.stderr
+    assert "No missed questions to export yet; --all exports" in nobody.stderr

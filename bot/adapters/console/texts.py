@@ -76,3 +76,39 @@ def all_time(answered: int, right_count: int, points: int, daily_streak: int) ->
 
 def review_hint() -> str:
     return "Missed ones come back: quizmaster review"
+
+
+# -- the command line's own voice: flags, not chat commands -----------------------
+
+
+def flag_out_of_range(flag: str, value: int, low: int, high: int) -> str:
+    return f"{flag} must be between {low} and {high} (got {value})."
+
+
+def no_banks(folder: str) -> str:
+    return (
+        f"No question banks loaded from {folder}: nothing to play. "
+        f"`quizmaster questions validate {folder}` says why; QUIZ_QUESTIONS_DIR names another."
+    )
+
+
+def unknown_bank(bank: str, known: list[str]) -> str:
+    return f"--bank {bank}: there is no such bank. Banks: {', '.join(known) or 'none'}."
+
+
+def unknown_tag(tag: str, known: list[str]) -> str:
+    return f"--tag {tag}: no question has that tag. Tags: {', '.join(known) or 'none'}."
+
+
+def nothing_to_export(every: bool) -> str:
+    if every:
+        return "No answered questions to export yet."
+    return "No missed questions to export yet; --all exports every answered one."
+
+
+def unknown_platform(name: str, known: list[str]) -> str:
+    return f"Unknown platform {name!r}: use {', '.join(known[:-1])} or {known[-1]}."
+
+
+def nothing_to_validate(paths: list[str]) -> str:
+    return f"Nothing to validate: no .yaml or .yml bank file in {', '.join(paths)}."
