@@ -8,6 +8,7 @@ import os
 import pty
 import re
 import select
+import sqlite3
 import subprocess
 import time
 from pathlib import Path
@@ -146,3 +147,32 @@ def test_a_typo_is_told_the_letters_and_the_question_stays_open(tmp_path: Path, 
     assert done.returncode == 0, done.stderr
     assert "Type one of A, B, C, D and press Enter." in done.stdout
     assert VERDICT.search(done.stdout)
+
+
+def test_a_reader_that_goes_away_ends_the_game_quietly_and_closes_the_quiz(
+    tmp_path: Path,
+) -> None:
+    # `quizmaster play | head -1`: the pipe closes after the first line.
+    process = subprocess.Popen(
+        [*QUIZMASTER, "play", "--questions", "3"],
+        cwd=tmp_path,
+        env=_env(tmp_path),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None and process.stdin is not None
+    first = process.stdout.readline()
+    process.stdout.close()
+    try:
+        process.stdin.write("A\nB\nC\n")
+        process.stdin.close()
+    except BrokenPipeError:
+        pass
+    assert process.wait(timeout=60) == 0
+    assert first.startswith("Stats in ")
+    assert process.stderr is not None and process.stderr.read() == ""  # no "Broken pipe"
+    with sqlite3.connect(tmp_path / "data" / "quizmaster.db") as database:
+        running = database.execute("SELECT count(*) FROM quizzes WHERE status = 'running'")
+        assert running.fetchone() == (0,)

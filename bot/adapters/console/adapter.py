@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import count
 from pathlib import Path
@@ -74,7 +75,21 @@ class ConsoleAdapter:
     def connected(self) -> bool:
         return True
 
+    @contextlib.contextmanager
+    def _drawing(self) -> Iterator[None]:
+        """A reader gone away (a broken pipe) is the terminal's affair, not a failed
+        delivery: the screen goes quiet and the game, seeing it closed, ends the quiz."""
+        try:
+            yield
+        except BrokenPipeError:
+            self.changed.set()
+
     async def send(self, target: Target, message: OutMessage) -> MessageRef:
+        with self._drawing():
+            return self._send(target, message)
+        return MessageRef(target, "0")  # only when the screen closed mid-draw
+
+    def _send(self, target: Target, message: OutMessage) -> MessageRef:
         message_id = str(next(self._ids))
         live_buttons = self._keys(message)
         if live_buttons and self.single_player:
@@ -95,6 +110,10 @@ class ConsoleAdapter:
         return MessageRef(target, message_id)
 
     async def edit(self, ref: MessageRef, message: OutMessage) -> None:
+        with self._drawing():
+            self._edit(ref, message)
+
+    def _edit(self, ref: MessageRef, message: OutMessage) -> None:
         closing = self.open_question is not None and self.open_question[0] == ref.message_id
         if closing:
             self.open_question = None
@@ -107,6 +126,10 @@ class ConsoleAdapter:
         self.changed.set()
 
     async def reply_private(self, event: Command | Interaction, message: OutMessage) -> None:
+        with self._drawing():
+            self._reply_private(message)
+
+    def _reply_private(self, message: OutMessage) -> None:
         self.screen.note(message)
         if message.attachment is not None:
             path = self.save_to / message.attachment.filename
@@ -126,13 +149,15 @@ class ConsoleAdapter:
 
     def hint(self, message: OutMessage) -> None:
         """A line of help that leaves the open card as it is."""
-        self.screen.note(message)
+        with self._drawing():
+            self.screen.note(message)
 
     async def display_names(self, target: Target, user_ids: Sequence[str]) -> dict[str, str]:
         return {user_id: user_id for user_id in user_ids}
 
     async def send_direct(self, target: Target, user_id: str, message: OutMessage) -> None:
-        self.screen.note(message)
+        with self._drawing():
+            self.screen.note(message)
 
     def click_for(self, letter: str) -> Interaction | None:
         """The click a typed letter means, if a card or question is open and has

@@ -71,6 +71,13 @@ async def _wait_for_change(console: ConsoleAdapter, finished: asyncio.Event) -> 
     await asyncio.wait({waiter, changed}, return_when=asyncio.FIRST_COMPLETED)
     waiter.cancel()
     changed.cancel()
+    _unless_closed(console)
+
+
+def _unless_closed(console: ConsoleAdapter) -> None:
+    """The screen closed while the core drew on it: end the game as a broken pipe."""
+    if console.screen.closed:
+        raise BrokenPipeError
 
 
 async def _outcome(
@@ -139,6 +146,7 @@ async def _play(
         tag=tag,
         expected_players=1,
     )
+    _unless_closed(console)
     if console.open_question is None and not finished.is_set():
         screen.note(reply)
         return 1  # the quiz did not start; the reply said why
@@ -209,6 +217,7 @@ async def _ask(
     try:
         while console.open_question is not None and console.open_question[0] == message_id:
             got_line, line = await _next_line_or_change(reader, console)
+            _unless_closed(console)
             if not got_line:
                 continue
             if line is None:

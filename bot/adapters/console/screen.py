@@ -6,8 +6,10 @@ description) is one method and one call."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import sys
 from collections.abc import Sequence
 from typing import TextIO
 
@@ -30,6 +32,22 @@ def _with_bold(text: str, style: str = "") -> Text:
     return out
 
 
+def _silence_stdout() -> None:
+    """The reader went away: point stdout at /dev/null, so that nothing written
+    later (not even the interpreter's last flush) fails again."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+
+
+class _Console(Console):
+    def on_broken_pipe(self) -> None:
+        # rich exits the process here; the game wants to close its quiz first.
+        self.quiet = True
+        _silence_stdout()
+        raise BrokenPipeError
+
+
 class Screen:
     def __init__(self, out: TextIO, *, colour: bool | None = None, record: bool = False) -> None:
         is_terminal = out.isatty()
@@ -38,7 +56,7 @@ class Screen:
         self.colour = colour
         # A live countdown rewrites a line with cursor codes: only where colour is on.
         self.live = colour and is_terminal
-        self.console = Console(
+        self.console = _Console(
             file=out,
             color_system="auto" if colour else None,
             force_terminal=colour,
@@ -56,9 +74,14 @@ class Screen:
     def _print(self, *lines: Text | str) -> None:
         if self.closed:
             return
-        for line in lines:
-            self.console.print(line)
-        self._out.flush()
+        try:
+            for line in lines:
+                self.console.print(line)
+            self._out.flush()
+        except BrokenPipeError:
+            self.closed = True
+            _silence_stdout()
+            raise
 
     def blank(self) -> None:
         self._print("")
@@ -115,9 +138,9 @@ class Screen:
     def answer_prompt(self, seconds_left: int, letters: Sequence[str]) -> None:
         if self.live:
             self._print(self._countdown_text(seconds_left, letters))
-            if not self.closed:
+            with self.console.capture() as captured:
                 self.console.print(Text("› ", style="bold"), end="")
-                self._out.flush()
+            self._raw(captured.get())
         else:
             self._print(Text(say.time_to_answer(seconds_left, letters), style="dim"))
 
@@ -132,8 +155,19 @@ class Screen:
             return
         with self.console.capture() as captured:
             self.console.print(self._countdown_text(seconds_left, letters), end="")
-        self._out.write(_SAVE + _UP + captured.get() + _ERASE + _RESTORE)
-        self._out.flush()
+        self._raw(_SAVE + _UP + captured.get() + _ERASE + _RESTORE)
+
+    def _raw(self, text: str) -> None:
+        """Text already rendered (cursor moves, a prompt without its newline)."""
+        if self.closed:
+            return
+        try:
+            self._out.write(text)
+            self._out.flush()
+        except BrokenPipeError:
+            self.closed = True
+            _silence_stdout()
+            raise
 
     def end_of_prompt(self) -> None:
         """Time ran out with the cursor still on the prompt line: leave it."""
