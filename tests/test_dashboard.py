@@ -300,3 +300,21 @@ async def test_boards_read_in_several_statements_show_the_same_page(
             ]
     assert pages[1] == pages[50]
     assert len(pages[1][0]) == 3 + 3 + 2  # the community's board, chan-1's and chan-2's
+
+
+async def test_cards_with_nothing_to_show_say_why(host: Host) -> None:
+    # One closed question with two answers: too few for the hardest-questions card.
+    await host.start(CHANNEL, questions=1, seconds=10)
+    await host.answer("ada", correct=True)
+    await host.answer("bob", correct=False)
+    await host.close_current()
+    service = dashboard_service(host)
+    community, _ = await links_from_chat(host)
+    questions = community.replace("?t=", "/questions?t=")
+    async with web_client(service, service.commands.links) as client:  # type: ignore[arg-type]
+        html = re.sub(r"\s+", " ", await (await client.get(questions + "&period=all")).text())
+    hardest = html.split("<h2>Hardest questions</h2>")[1].split("</section>")[0]
+    assert "No question has 3 answers in this period yet" in hardest
+    assert "a question needs 3 answers in this period to be ranked" in html
+    summary = re.sub(r"<[^>]+>", "", html.split('class="summary">')[1])
+    assert summary.strip().startswith("1 closed question posts, 2 answers, 50% answered right.")
