@@ -71,12 +71,13 @@ class Screen:
         self._out = out
         self.closed = False  # set when the reader went away (a broken pipe)
 
-    def _print(self, *lines: Text | str) -> None:
+    def _print(self, *lines: Text | str, whole: bool = False) -> None:
+        """`whole`: never break a line (a link must stay one piece to be copied)."""
         if self.closed:
             return
         try:
             for line in lines:
-                self.console.print(line)
+                self.console.print(line, soft_wrap=True if whole else None)
             self._out.flush()
         except BrokenPipeError:
             self.closed = True
@@ -124,7 +125,7 @@ class Screen:
         for field in message.fields:
             text += f"\n{field.name}:\n{field.value}"
         style = "green" if text.startswith("✅") else "red" if text.startswith("❌") else ""
-        self._print(*(Text(f"> {line}", style=style) for line in text.split("\n")))
+        self._print(*(Text(f"> {line}", style=style) for line in text.split("\n")), whole=True)
 
     # -- the game -------------------------------------------------------------
 
