@@ -55,15 +55,16 @@ $(STAMP): pyproject.toml requirements-dev.lock | $(BIN)/python
 	touch $(RUN_STAMP)
 
 # Re-resolves pyproject.toml's ranges in throw-away virtualenvs and pins the result:
-# requirements.lock (runtime, the Docker image) and requirements-dev.lock (with tests).
+# requirements.lock (runtime: make run, make play, the Docker image) and
+# requirements-dev.lock (with the test tools: make test).
 LOCK_VENV := .lock-venv
 lock:
 	rm -rf $(LOCK_VENV) && $(PYTHON) -m venv $(LOCK_VENV)
 	$(LOCK_VENV)/bin/pip install --quiet .
-	{ echo "# Runtime dependencies, pinned: what the Docker image installs. Regenerate with 'make lock'."; \
+	{ echo "# Runtime dependencies, pinned: what make run and the Docker image install. Regenerate with 'make lock'."; \
 	  $(LOCK_VENV)/bin/pip freeze --exclude-editable | grep -v '^quizmaster'; } > requirements.lock
 	$(LOCK_VENV)/bin/pip install --quiet '.[test]'
-	{ echo "# Runtime and test dependencies, pinned: what 'make' installs into .venv. Regenerate with 'make lock'."; \
+	{ echo "# Runtime and test dependencies, pinned: what 'make test' installs into .venv. Regenerate with 'make lock'."; \
 	  $(LOCK_VENV)/bin/pip freeze --exclude-editable | grep -v '^quizmaster'; } > requirements-dev.lock
 	rm -rf $(LOCK_VENV)
 

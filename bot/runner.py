@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator
 from aiohttp import web
 
 from bot.adapters.console.frontends import local_channel
+from bot.adapters.console.program import program
 from bot.app import Runtime
 from bot.config import SETTINGS_HELP, Settings
 from bot.health import check_port_free, describe_bind_error, start_health_server
@@ -40,7 +41,7 @@ def _no_platform_message() -> str:
     return (
         "No chat platform is configured, so this is a local console channel. "
         "To serve Discord or Slack, set DISCORD_TOKEN or SLACK_BOT_TOKEN "
-        "(docs/settings.md); to just play, quizmaster play."
+        f"(docs/settings.md); to just play: {program()} play (or make play)."
     )
 
 
@@ -49,7 +50,7 @@ def _nothing_to_serve_message() -> str:
     lines = [
         "Cannot start: no chat platform is configured, and without a terminal "
         "there is no local console to open.",
-        "  To play in a terminal: quizmaster play "
+        f"  To play in a terminal: {program()} play "
         "(Docker: docker run -it <image> quizmaster play).",
         "  To serve a chat: set DISCORD_TOKEN, or SLACK_BOT_TOKEN with SLACK_APP_TOKEN "
         "(Socket Mode) or SLACK_SIGNING_SECRET (HTTP), in the environment or .env.",

@@ -4,7 +4,10 @@ same stats from any working folder, and an old ./data database still used."""
 from __future__ import annotations
 
 import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 from tests.processes import QUIZMASTER, bot_environment
 from tests.test_cli import run_cli
@@ -71,3 +74,24 @@ def test_run_starts_with_one_line_naming_the_database_and_banks(tmp_path: Path) 
     # The first line names the data and banks; the platform's own lines follow.
     assert f"Stats in {tmp_path / 'data' / 'quizmaster.db'} · 1 bank" in before_platform[0]
     assert "alembic" not in result.stderr, "migrations log only at DEBUG"
+
+
+def test_hints_name_the_program_as_it_can_be_typed(tmp_path: Path) -> None:
+    # `make run` starts .venv/bin/quizmaster, which is not on PATH: a hint saying
+    # only `quizmaster play` would fail as typed.
+    script = Path(sys.executable).parent / "quizmaster"
+    if not script.exists():
+        pytest.skip(f"no quizmaster script beside {sys.executable}")
+    environment = bot_environment(tmp_path, QUIZ_HEALTH_PORT="0")
+    environment["PATH"] = "/usr/bin:/bin"
+    done = subprocess.run(
+        [str(script), "run"],
+        cwd=tmp_path,
+        env=environment,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert f"To play in a terminal: {script} play" in done.stderr

@@ -10,6 +10,7 @@ from typing import TextIO
 
 from bot.adapters.console import texts as say
 from bot.adapters.console.adapter import CONSOLE_TARGET, LOCAL_USER, ConsoleAdapter, LineReader
+from bot.adapters.console.program import program
 from bot.adapters.console.screen import Screen
 from bot.chat import Command, OutMessage
 from bot.quiz import texts
@@ -188,7 +189,7 @@ async def _play(
         say.end_lines(session.points, session.right, session.answered, session.best_run),
         [
             say.all_time(total.answered, total.correct, total.points, total.streak),
-            *([say.review_hint()] if session.right < session.answered else []),
+            *([say.review_hint(program())] if session.right < session.answered else []),
         ],
     )
     return 0

@@ -74,8 +74,8 @@ def all_time(answered: int, right_count: int, points: int, daily_streak: int) ->
     return line
 
 
-def review_hint() -> str:
-    return "Missed ones come back: quizmaster review"
+def review_hint(program: str) -> str:
+    return f"Missed ones come back: {program} review"
 
 
 # -- the command line's own voice: flags, not chat commands -----------------------
