@@ -4,6 +4,7 @@ followed, every page with a current table of contents, examples that work."""
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -102,3 +103,18 @@ def test_examples_name_banks_and_tags_the_shipped_banks_have() -> None:
             if start[0] not in banks or start[1] not in tags:
                 wrong.append(f"{page.name}: /quiz start … {start[0]} {start[1]}")
     assert not wrong, wrong
+
+
+def test_the_license_file_matches_the_package_metadata() -> None:
+    pyproject = (REPO / "pyproject.toml").read_text(encoding="utf-8")
+    assert 'license = "MIT"' in pyproject
+    assert (REPO / "LICENSE").read_text(encoding="utf-8").startswith("MIT License")
+
+
+def test_an_anki_export_in_the_checkout_is_not_committed_by_mistake() -> None:
+    if shutil.which("git") is None or not (REPO / ".git").exists():
+        pytest.skip("not a git checkout")
+    ignored = subprocess.run(
+        ["git", "check-ignore", "-q", "quizmaster-missed.apkg"], cwd=REPO, capture_output=True
+    )
+    assert ignored.returncode == 0, ".gitignore does not ignore *.apkg"
