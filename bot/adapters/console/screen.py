@@ -125,7 +125,9 @@ class Screen:
         for field in message.fields:
             text += f"\n{field.name}:\n{field.value}"
         style = "green" if text.startswith("✅") else "red" if text.startswith("❌") else ""
-        self._print(*(Text(f"> {line}", style=style) for line in text.split("\n")), whole=True)
+        lines = text.split("\n")  # only the verdict line itself is coloured
+        shown = [Text(f"> {line}", style=style if i == 0 else "") for i, line in enumerate(lines)]
+        self._print(*shown, whole=True)
 
     # -- the game -------------------------------------------------------------
 
