@@ -25,6 +25,7 @@ from tests.dashboard_helpers import (
     rows_of,
     web_client,
 )
+from tests.test_submissions import accept_one
 
 
 def dashboard_service(host: Host) -> QuizService:
@@ -318,3 +319,23 @@ async def test_cards_with_nothing_to_show_say_why(host: Host) -> None:
     assert "a question needs 3 answers in this period to be ranked" in html
     summary = re.sub(r"<[^>]+>", "", html.split('class="summary">')[1])
     assert summary.strip().startswith("1 closed question posts, 2 answers, 50% answered right.")
+
+
+async def test_community_questions_count_on_the_questions_page_as_on_the_boards(
+    host: Host,
+) -> None:
+    await accept_one(host)
+    await host.start(CHANNEL, questions=1, seconds=10, bank="community")
+    prompt = "Which collective sums gradients across ranks?"  # the submitted question
+    await host.click("ada", "A")
+    await host.click("bob", "B")
+    await host.close_current()
+    service = dashboard_service(host)
+    community, _ = await links_from_chat(host)
+    questions = community.replace("?t=", "/questions?t=")
+    async with web_client(service, service.commands.links) as client:  # type: ignore[arg-type]
+        html = re.sub(r"\s+", " ", await (await client.get(questions + "&period=all")).text())
+    summary = re.sub(r"<[^>]+>", "", html.split('class="summary">')[1])
+    assert summary.strip().startswith("1 closed question posts, 2 answers,")
+    assert "0 answers" not in summary
+    assert prompt in html, "the community question has its own line"
