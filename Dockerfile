@@ -28,11 +28,15 @@ RUN pip install --no-cache-dir --no-deps . && pip check
 
 USER 10001:10001
 VOLUME /data
+# The working folder is the data volume, which the bot's user owns: what it saves
+# in the current folder (an Anki export from the console) has somewhere to go.
+WORKDIR /data
 
 # 8080: GET /healthz (QUIZ_HEALTH_PORT); 3000: Slack HTTP mode.
 EXPOSE 8080 3000
 
+# Asks /healthz on QUIZ_HEALTH_PORT, whatever it is set to (0: nothing to ask).
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
-    CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8080/healthz', timeout=3)"]
+    CMD ["python", "-m", "bot.healthcheck"]
 
 CMD ["quizmaster", "run"]

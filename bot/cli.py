@@ -14,15 +14,39 @@ from typing import Annotated, Any, TypeVar
 import typer
 from pydantic import ValidationError
 
+from bot.adapters.console import texts as say
 from bot.config import Settings, describe_errors, load_settings
-from bot.quiz import texts
+from bot.domain.rules import MAX_QUESTIONS, MAX_SECONDS, MIN_QUESTIONS, MIN_SECONDS
+from bot.domain.spaced_repetition import MAX_REVIEW_COUNT, MIN_REVIEW_COUNT
 
 T = TypeVar("T")
 
-app = typer.Typer(help="Quizmaster: a quiz-master bot for Discord, Slack and the terminal.")
-questions_app = typer.Typer(help="Validate, list, export and import question banks.")
-db_app = typer.Typer(help="Database maintenance.")
-export_app = typer.Typer(help="Export a member's questions for study elsewhere.")
+# Help on a bare command and on -h as well as --help; errors in plain lines.
+_HELP = {"help_option_names": ["-h", "--help"]}
+app = typer.Typer(
+    help="Quizmaster: a quiz-master bot for Discord, Slack and the terminal.",
+    context_settings=_HELP,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+questions_app = typer.Typer(
+    help="Validate, list, export and import question banks.", context_settings=_HELP
+)
+db_app = typer.Typer(help="Database maintenance.", context_settings=_HELP)
+export_app = typer.Typer(
+    help="Export a member's questions for study elsewhere.", context_settings=_HELP
+)
+
+
+def _help_when_bare(ctx: typer.Context) -> None:
+    """A command group typed alone asks what it can do: its help, exit 0."""
+    if ctx.invoked_subcommand is None:
+        typer.echo(ctx.get_help())
+        raise typer.Exit(0)
+
+
+for _group in (app, questions_app, db_app, export_app):
+    _group.callback(invoke_without_command=True)(_help_when_bare)
 app.add_typer(questions_app, name="questions")
 app.add_typer(db_app, name="db")
 app.add_typer(export_app, name="export")
@@ -35,6 +59,46 @@ def _settings() -> Settings:
         for line in describe_errors(error):
             typer.echo(f"Bad setting {line}", err=True)
         raise typer.Exit(2) from None
+
+
+def _usage(problem: str) -> typer.Exit:
+    """A usage error: one line, exit 2."""
+    typer.echo(problem, err=True)
+    return typer.Exit(2)
+
+
+def _nothing_to_do(problem: str) -> typer.Exit:
+    typer.echo(problem, err=True)
+    return typer.Exit(1)
+
+
+def _check_range(flag: str, value: int, low: int, high: int) -> None:
+    if not low <= value <= high:
+        raise _usage(say.flag_out_of_range(flag, value, low, high))
+
+
+def _check_platform(name: str) -> None:
+    from bot.platforms import PLATFORMS
+
+    known = [package.NAME for package in PLATFORMS] + ["console"]
+    if name not in known:
+        raise _usage(say.unknown_platform(name, known))
+
+
+def _check_choice(settings: Settings, bank: str | None, tag: str | None) -> None:
+    """What `play` would find to ask, checked before a database is opened: no banks
+    at all is nothing to do (1); an unknown bank or tag is a usage error (2)."""
+    from bot.quiz.bank import load_banks
+
+    catalog, _ = load_banks([settings.questions_dir], log_problems=False)
+    if not catalog.banks:
+        raise _nothing_to_do(say.no_banks(str(settings.questions_dir)))
+    if bank is not None and bank not in catalog.banks and bank != "community":
+        raise _usage(say.unknown_bank(bank, sorted(catalog.banks)))
+    banks = [catalog.banks[bank]] if bank in catalog.banks else list(catalog.banks.values())
+    tags = sorted({t for b in banks for q in b.questions for t in q.tags})
+    if tag is not None and tag not in tags and bank != "community":
+        raise _usage(say.unknown_tag(tag, tags))
 
 
 def _cannot_start(problem: str) -> typer.Exit:
@@ -68,6 +132,9 @@ def _logging(settings: Settings, *, quiet: bool = False) -> None:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
         stream=sys.stderr,
     )
+    if settings.log_level != "DEBUG":
+        # Each migration's INFO line is detail for debugging, not for every start.
+        logging.getLogger("alembic").setLevel(logging.WARNING)
 
 
 @app.command()
@@ -91,13 +158,21 @@ def play(
     from bot.adapters.console.frontends import play as play_quiz
     from bot.runner import open_runtime
 
+    _check_range("--questions", questions, MIN_QUESTIONS, MAX_QUESTIONS)
+    _check_range("--seconds", seconds, MIN_SECONDS, MAX_SECONDS)
     settings = _settings()
     _logging(settings, quiet=True)
+    _check_choice(settings, bank, tag)
 
     async def main() -> int:
         async with open_runtime(settings) as runtime:
             return await play_quiz(
-                runtime.service, questions=questions, seconds=seconds, bank=bank, tag=tag
+                runtime.service,
+                questions=questions,
+                seconds=seconds,
+                bank=bank,
+                tag=tag,
+                start_line=runtime.start_line(),
             )
 
     raise typer.Exit(_run_on_database(settings, main()))
@@ -105,12 +180,13 @@ def play(
 
 @app.command()
 def review(
-    count: Annotated[int, typer.Option(min=1, max=50, help="How many cards at most (1–50)")] = 10,
+    count: Annotated[int, typer.Option(help="How many cards at most (1–50)")] = 10,
 ) -> None:
     """Review your due questions in the terminal (platform console, user local)."""
     from bot.adapters.console.frontends import review as review_cards
     from bot.runner import open_runtime
 
+    _check_range("--count", count, MIN_REVIEW_COUNT, MAX_REVIEW_COUNT)
     settings = _settings()
     _logging(settings, quiet=True)
 
@@ -133,6 +209,7 @@ def export_anki(
     """Write a member's missed (or all answered) questions as an Anki package."""
     from bot.runner import open_runtime
 
+    _check_platform(platform)
     settings = _settings()
     _logging(settings, quiet=True)
 
@@ -142,8 +219,7 @@ def export_anki(
 
     count, data = _run_on_database(settings, main())
     if not count:
-        typer.echo(texts.study.nothing_to_export("all" if every else "missed").text, err=True)
-        raise typer.Exit(1)
+        raise _nothing_to_do(say.nothing_to_export(every))
     try:
         out.write_bytes(data)
     except OSError as error:
@@ -161,6 +237,7 @@ def forget_user(
     from bot.storage.db import open_database, upgrade
     from bot.storage.repository import Repository
 
+    _check_platform(platform)
     settings = _settings()
 
     async def main() -> int:
@@ -281,7 +358,10 @@ def questions_validate(
     """Check bank files; exit 1 listing every problem."""
     from bot.quiz.bank import load_banks
 
-    catalog, problems = load_banks(_bank_paths(paths), log_problems=False)  # printed here
+    folders = _bank_paths(paths)
+    catalog, problems = load_banks(folders, log_problems=False)  # printed here
+    if not catalog.banks and not problems:
+        raise _nothing_to_do(say.nothing_to_validate([str(folder) for folder in folders]))
     for problem in problems:
         typer.echo(str(problem), err=True)
     count = sum(len(bank.questions) for bank in catalog.banks.values())

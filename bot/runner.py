@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator
 from aiohttp import web
 
 from bot.adapters.console.frontends import local_channel
+from bot.adapters.console.program import program
 from bot.app import Runtime
 from bot.config import SETTINGS_HELP, Settings
 from bot.health import check_port_free, describe_bind_error, start_health_server
@@ -36,8 +37,12 @@ def _settings_lines() -> list[str]:
 
 
 def _no_platform_message() -> str:
-    lines = ["No platform is configured. Set one of these (environment or .env):"]
-    return "\n".join(lines + _settings_lines())
+    """Two lines, not the settings list: the console channel opens right after."""
+    return (
+        "No chat platform is configured, so this is a local console channel. "
+        "To serve Discord or Slack, set DISCORD_TOKEN or SLACK_BOT_TOKEN "
+        f"(docs/settings.md); to just play: {program()} play (or make play)."
+    )
 
 
 def _nothing_to_serve_message() -> str:
@@ -45,7 +50,7 @@ def _nothing_to_serve_message() -> str:
     lines = [
         "Cannot start: no chat platform is configured, and without a terminal "
         "there is no local console to open.",
-        "  To play in a terminal: quizmaster play "
+        f"  To play in a terminal: {program()} play "
         "(Docker: docker run -it <image> quizmaster play).",
         "  To serve a chat: set DISCORD_TOKEN, or SLACK_BOT_TOKEN with SLACK_APP_TOKEN "
         "(Socket Mode) or SLACK_SIGNING_SECRET (HTTP), in the environment or .env.",
@@ -100,6 +105,7 @@ async def _run(settings: Settings) -> int:
 
     _check_health_port(settings.health_port)  # before the database, which takes longer
     async with open_runtime(settings) as runtime:
+        log.info("%s", runtime.start_line())
         health: web.AppRunner | None = None
         if settings.health_port:
             try:

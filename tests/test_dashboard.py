@@ -25,6 +25,7 @@ from tests.dashboard_helpers import (
     rows_of,
     web_client,
 )
+from tests.test_submissions import accept_one
 
 
 def dashboard_service(host: Host) -> QuizService:
@@ -300,3 +301,41 @@ async def test_boards_read_in_several_statements_show_the_same_page(
             ]
     assert pages[1] == pages[50]
     assert len(pages[1][0]) == 3 + 3 + 2  # the community's board, chan-1's and chan-2's
+
+
+async def test_cards_with_nothing_to_show_say_why(host: Host) -> None:
+    # One closed question with two answers: too few for the hardest-questions card.
+    await host.start(CHANNEL, questions=1, seconds=10)
+    await host.answer("ada", correct=True)
+    await host.answer("bob", correct=False)
+    await host.close_current()
+    service = dashboard_service(host)
+    community, _ = await links_from_chat(host)
+    questions = community.replace("?t=", "/questions?t=")
+    async with web_client(service, service.commands.links) as client:  # type: ignore[arg-type]
+        html = re.sub(r"\s+", " ", await (await client.get(questions + "&period=all")).text())
+    hardest = html.split("<h2>Hardest questions</h2>")[1].split("</section>")[0]
+    assert "No question has 3 answers in this period yet" in hardest
+    assert "a question needs 3 answers in this period to be ranked" in html
+    summary = re.sub(r"<[^>]+>", "", html.split('class="summary">')[1])
+    assert summary.strip().startswith("1 closed question posts, 2 answers, 50% answered right.")
+
+
+async def test_community_questions_count_on_the_questions_page_as_on_the_boards(
+    host: Host,
+) -> None:
+    await accept_one(host)
+    await host.start(CHANNEL, questions=1, seconds=10, bank="community")
+    prompt = "Which collective sums gradients across ranks?"  # the submitted question
+    await host.click("ada", "A")
+    await host.click("bob", "B")
+    await host.close_current()
+    service = dashboard_service(host)
+    community, _ = await links_from_chat(host)
+    questions = community.replace("?t=", "/questions?t=")
+    async with web_client(service, service.commands.links) as client:  # type: ignore[arg-type]
+        html = re.sub(r"\s+", " ", await (await client.get(questions + "&period=all")).text())
+    summary = re.sub(r"<[^>]+>", "", html.split('class="summary">')[1])
+    assert summary.strip().startswith("1 closed question posts, 2 answers,")
+    assert "0 answers" not in summary
+    assert prompt in html, "the community question has its own line"

@@ -4,11 +4,13 @@ traceback and never the password of the database URL."""
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import socket
 import sqlite3
 import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,7 +19,7 @@ import pytest
 from sqlalchemy.engine import make_url
 
 from tests.conftest import POSTGRES_URL, SKIP_POSTGRES
-from tests.processes import QUIZMASTER, bot_environment
+from tests.processes import QUIZMASTER, ROOT, bot_environment
 from tests.test_cli import run_cli
 
 PASSWORD = "s3cret-Pa55word"
@@ -96,6 +98,25 @@ def test_a_folder_where_no_file_can_be_created(tmp_path: Path, command: str) -> 
     assert "QUIZ_DATA_DIR" in line
 
 
+NOBODY = ["--reuid=65534", "--regid=65534", "--clear-groups"]
+
+
+def can_import_as(prefix: list[str], root: Path, module: str) -> bool:
+    """Whether `prefix` (a drop to another user) can still import `module` with
+    this interpreter and read `root`'s files: not when the checkout sits in a
+    folder only its owner may enter (a 0700 home, a `mktemp -d` folder)."""
+    check = f"import os, {module}; os.listdir({str(root)!r})"
+    probe = subprocess.run(
+        [*prefix, sys.executable, "-c", check],
+        env={**os.environ, "PYTHONPATH": str(root)},
+        cwd="/",
+        capture_output=True,
+        timeout=60,
+    )
+    return probe.returncode == 0
+
+
+@functools.cache
 def unprivileged() -> list[str]:
     """A command prefix that drops root (who may write anywhere) to nobody."""
     if os.geteuid() != 0:
@@ -103,7 +124,14 @@ def unprivileged() -> list[str]:
     setpriv = shutil.which("setpriv")
     if setpriv is None:
         pytest.skip("running as root without setpriv: no folder is read-only to us")
-    return [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"]
+    prefix = [setpriv, *NOBODY]
+    if not can_import_as(prefix, ROOT / "questions", "bot"):
+        pytest.skip(
+            f"user nobody cannot read the checkout at {ROOT} or its virtualenv "
+            "(a folder only its owner may enter): these tests drop root to nobody "
+            "to make a folder read-only; clone into a folder others can read to run them"
+        )
+    return prefix
 
 
 @pytest.fixture
@@ -128,6 +156,20 @@ def start_unprivileged(command: str, cwd: Path, **env: str) -> subprocess.Comple
         env=environment,
         timeout=60,
     )
+
+
+def test_the_drop_to_nobody_notices_a_checkout_it_cannot_read() -> None:
+    prefix = unprivileged()
+    if not prefix:
+        pytest.skip("not root: nothing is dropped")
+    private = Path(tempfile.mkdtemp(prefix="quiz-private-"))  # 0700, like mktemp -d
+    try:
+        (private / "probe_module.py").write_text("")
+        assert not can_import_as(prefix, private, "probe_module")
+        private.chmod(0o755)
+        assert can_import_as(prefix, private, "probe_module")
+    finally:
+        shutil.rmtree(private)
 
 
 def test_a_read_only_data_folder(shared_folder: Path, command: str) -> None:

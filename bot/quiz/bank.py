@@ -46,8 +46,20 @@ MAX_DEPTH = 20
 Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 # Lower-case words of any script joined by '-': 'world-capitals', 'физика', '物理'.
 _TAG_WORD = r"[\p{Ll}\p{Lm}\p{Lo}\p{M}\p{Nd}]+"
-Tag = Annotated[str, StringConstraints(pattern=rf"^{_TAG_WORD}(-{_TAG_WORD})*$", max_length=40)]
-Ident = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9_-]{0,63}$")]
+TAG_PATTERN = rf"^{_TAG_WORD}(-{_TAG_WORD})*$"
+IDENT_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
+ANSWER_PATTERN = r"^[A-E]$"
+# What each pattern asks for, in words: a bank author should not have to read a
+# regular expression to fix a tag.
+PATTERN_WORDS = {
+    TAG_PATTERN: "a tag is lowercase words joined by single hyphens, like data-parallelism "
+    "(any script)",
+    IDENT_PATTERN: "an id is 1–64 lowercase letters, digits, - and _, starting with a letter "
+    "or digit",
+    ANSWER_PATTERN: "the answer is one capital letter, A to E",
+}
+Tag = Annotated[str, StringConstraints(pattern=TAG_PATTERN, max_length=40)]
+Ident = Annotated[str, StringConstraints(pattern=IDENT_PATTERN)]
 
 
 class Difficulty(StrEnum):
@@ -64,7 +76,7 @@ class Question(BaseModel):
     options: list[Annotated[Text, StringConstraints(max_length=MAX_OPTION)]] = Field(
         min_length=2, max_length=5
     )
-    answer: Annotated[str, StringConstraints(pattern=r"^[A-E]$")] = Field(
+    answer: Annotated[str, StringConstraints(pattern=ANSWER_PATTERN)] = Field(
         description="Letter of the correct option, in the order options are listed"
     )
     explanation: Annotated[Text, StringConstraints(max_length=MAX_EXPLANATION)]
@@ -248,6 +260,9 @@ def _problems_from(
         else:
             field = ".".join(str(part) for part in loc) or "bank"
         message = item["msg"].removeprefix("Value error, ")
+        pattern = (item.get("ctx") or {}).get("pattern")
+        if item["type"] == "string_pattern_mismatch" and pattern in PATTERN_WORDS:
+            message = f"{item['input']!r} does not fit: {PATTERN_WORDS[pattern]}"
         problems.append(BankProblem(path, f"{field}: {message}", question_id, line))
     return problems
 
@@ -276,6 +291,23 @@ def parse_bank(path: Path) -> tuple[Bank | None, list[BankProblem]]:
     return parse_bank_text(text, path)
 
 
+def _yaml_problem(exc: yaml.YAMLError) -> tuple[int | None, str]:
+    """The line to look at and the parser's reason. An unclosed quote or bracket
+    is found only at the end of the file; the line to fix is where it opened
+    (PyYAML's context mark), so that line leads and the end is named after."""
+    problem = getattr(exc, "problem_mark", None)
+    context = getattr(exc, "context_mark", None)
+    reason = getattr(exc, "problem", None) or str(exc)
+    opened = getattr(exc, "context", None)
+    if context is not None and opened:
+        if problem is not None and problem.line != context.line:
+            reason = f"{opened} that starts here, {reason} (line {problem.line + 1})"
+        else:
+            reason = f"{opened}, {reason}"
+        return context.line + 1, reason
+    return (problem.line + 1 if problem is not None else None), reason
+
+
 def parse_bank_text(text: str, path: Path) -> tuple[Bank | None, list[BankProblem]]:
     """The bank in `text` exactly as the loader reads a file; `path` names it in problems."""
     try:
@@ -284,9 +316,7 @@ def parse_bank_text(text: str, path: Path) -> tuple[Bank | None, list[BankProble
         message = f"nested more than {MAX_DEPTH} levels deep; a bank needs only 5"
         return None, [BankProblem(path, message, line=exc.line)]
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else None
-        reason = getattr(exc, "problem", None) or str(exc)
+        line, reason = _yaml_problem(exc)
         return None, [BankProblem(path, f"not valid YAML: {reason}", line=line)]
     if not isinstance(raw, dict):
         return None, [BankProblem(path, "a bank must be a mapping with id, title and questions")]

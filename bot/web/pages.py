@@ -21,6 +21,7 @@ from bot.web.links import PREFIX, DashboardLinks
 from bot.web.tokens import Grant, Signer
 from bot.web.views import (
     BOARD_PERIODS,
+    HARDEST_MIN_ANSWERS,
     PERIOD_TITLES,
     QUESTION_PERIODS,
     DashboardViews,
@@ -80,7 +81,15 @@ class Dashboard:
         grant = self._grant(request)
         period = self._choice(request, QUESTION_PERIODS, "month")
         page = await self.views.questions(grant.platform, grant.community, period)
-        return self._page(request, "questions.html", grant, "questions", page=page, period=period)
+        return self._page(
+            request,
+            "questions.html",
+            grant,
+            "questions",
+            page=page,
+            period=period,
+            hardest_min=HARDEST_MIN_ANSWERS,
+        )
 
     async def member(self, request: web.Request) -> web.Response:
         grant = self._grant(request)

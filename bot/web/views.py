@@ -215,12 +215,14 @@ class DashboardViews:
         now = self.service.clock.now()
         since = period_window(Period(period), now, zone_or_utc("UTC")).start
         rows = await self.service.repository.dashboard.question_votes(platform, community, since)
-        catalog = self.service.catalog
+        # Community questions too, not only the bank files' (as /quiz stats reads them).
+        questions = self.service.questions
+        await questions.ensure(row.question_id for row in rows)
         lines: list[QuestionLine] = []
         per_tag: dict[str, list[int]] = {}
         for row in rows:
             question_id, answered, correct = row.question_id, row.answered, row.correct
-            question = catalog.question(question_id)
+            question = questions.question(question_id)
             if question is None or answered == 0:
                 continue  # a question no longer in any bank has no text to show
             votes = list(row.options[: len(question.options)])
@@ -267,8 +269,10 @@ class DashboardViews:
         return QuestionsPage(
             period,
             sum(row.posts for row in rows),
-            sum(line.answered for line in lines),
-            sum(line.correct for line in lines),
+            # Every answer counts in the totals, as on the leaderboards, even one
+            # to a question whose text is gone (it has no line of its own).
+            sum(row.answered for row in rows),
+            sum(row.correct for row in rows),
             sorted(lines, key=lambda line: line.question_id),
             hardest,
             tag_chart,
