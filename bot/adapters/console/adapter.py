@@ -29,6 +29,7 @@ def as_terminal_text(message: OutMessage) -> str:
         parts.append(f"== {message.title} ==")
     if message.body:
         parts.append(_BOLD.sub(r"\1", message.body))
+    parts.extend(_picture(message))
     for field in message.fields:
         parts.append(f"{field.name}:\n{field.value}")
     if message.footer:
@@ -36,6 +37,13 @@ def as_terminal_text(message: OutMessage) -> str:
     if not parts:
         parts.append(message.text)
     return "\n".join(parts)
+
+
+def _picture(message: OutMessage) -> list[str]:
+    """A terminal shows no pictures: their description and link instead."""
+    if message.image is None:
+        return []
+    return [texts.questions.picture_line(message.image)]
 
 
 class ConsoleAdapter:

@@ -77,6 +77,9 @@ def embed(message: OutMessage) -> discord.Embed:
         )
     if message.footer:
         made.set_footer(text=message.footer)
+    if message.image is not None:
+        # Embeds have no alt text: the description is in the message's fallback text.
+        made.set_image(url=message.image.url)
     return made
 
 
@@ -89,7 +92,9 @@ def view(message: OutMessage) -> discord.ui.View | None:
 def payload(message: OutMessage) -> dict[str, Any]:
     """Keyword arguments for send/edit: rich messages as an embed, short
     private replies as plain content. Mentions never ping."""
-    rich = bool(message.title or message.fields or message.buttons or message.deadline)
+    rich = bool(
+        message.title or message.fields or message.buttons or message.deadline or message.image
+    )
     kwargs: dict[str, Any] = {"allowed_mentions": discord.AllowedMentions.none()}
     if rich:
         kwargs["embed"] = embed(message)

@@ -61,7 +61,7 @@ def study_card(view: ReviewCardView, dialect: Dialect, before: str = "") -> OutM
 def review_verdict(
     dialect: Dialect, slot: int, correct: bool, correct_slot: int, explanation: str
 ) -> str:
-    return verdict(slot, correct, correct_slot, dialect.escape_text(explanation))
+    return verdict(letter(slot), correct, letter(correct_slot), dialect.escape_text(explanation))
 
 
 def review_done(before: str, reviewed: int, next_review: str | None) -> OutMessage:
