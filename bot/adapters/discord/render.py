@@ -62,6 +62,9 @@ def _cut(text: str, limit: int) -> str:
 
 def embed(message: OutMessage) -> discord.Embed:
     description = message.body or message.text
+    if message.image is not None:
+        # Embed images take no alt text: what the picture shows goes under the text.
+        description = f"{description}\n\n🖼️ {message.image.alt}"
     if message.deadline is not None:
         closes = texts.questions.closes(message.deadline, DISCORD_DIALECT)
         description = f"{description}\n\n{closes}"
@@ -78,7 +81,6 @@ def embed(message: OutMessage) -> discord.Embed:
     if message.footer:
         made.set_footer(text=message.footer)
     if message.image is not None:
-        # Embeds have no alt text: the description is in the message's fallback text.
         made.set_image(url=message.image.url)
     return made
 
