@@ -182,3 +182,20 @@ def test_the_terminal_takes_a_question_mark_for_the_hint_and_shows_a_picture(
     )
     assert pictured.returncode == 0, pictured.stderr
     assert f"Picture: {IMAGE_ALT} ({IMAGE})" in pictured.stdout
+
+
+async def test_help_describes_hints_true_false_study_reading_time_pictures_and_teams(
+    host: Host,
+) -> None:
+    shown = (await host.command("help", user="u1", moderator=False)).text
+    for words in (
+        "Hint button (`?` in the terminal)",
+        "half its points",
+        "True and False buttons",
+        "`config set mode study`",
+        "`config set reading-time on`",
+        "Pictures:",
+        "teams=2",
+        "round(5 × time left ÷ time allowed)",
+    ):
+        assert words in shown, words

@@ -98,6 +98,11 @@ def help_text(surface: Surface | None = None) -> str:
         f"{MAX_READING_SECONDS} s."
     )
     lines.append(
+        "Pictures: a question may show one (its description is there for screen readers). "
+        f"Team games: `/quiz start teams={MIN_TEAMS}` to `teams={MAX_TEAMS}`; you hear your "
+        "team on your first answer, and teams are ranked by average points per member."
+    )
+    lines.append(
         "Daily streak: daily questions in a row answered right; "
         "a wrong or missing answer resets it."
     )
