@@ -18,20 +18,22 @@ depends_on = None
 
 
 def upgrade() -> None:
-    with op.batch_alter_table("channels", schema=None) as batch_op:
-        batch_op.add_column(
-            sa.Column("mode", sa.String(length=16), nullable=False, server_default="compete")
-        )
-        batch_op.add_column(
-            sa.Column("reading_time", sa.Boolean(), nullable=False, server_default=sa.false())
-        )
-    with op.batch_alter_table("quizzes", schema=None) as batch_op:
-        batch_op.add_column(sa.Column("teams", sa.Integer(), nullable=True))
-        batch_op.add_column(sa.Column("team_results", sa.JSON(), nullable=True))
-    with op.batch_alter_table("answers", schema=None) as batch_op:
-        batch_op.add_column(
-            sa.Column("hinted", sa.Boolean(), nullable=False, server_default=sa.false())
-        )
+    # Plain ADD COLUMN, never a batch copy: on SQLite a batch would recreate
+    # the table, and dropping the old one (foreign keys on) cascades into
+    # every post and answer that references it.
+    op.add_column(
+        "channels",
+        sa.Column("mode", sa.String(length=16), nullable=False, server_default="compete"),
+    )
+    op.add_column(
+        "channels",
+        sa.Column("reading_time", sa.Boolean(), nullable=False, server_default=sa.false()),
+    )
+    op.add_column("quizzes", sa.Column("teams", sa.Integer(), nullable=True))
+    op.add_column("quizzes", sa.Column("team_results", sa.JSON(), nullable=True))
+    op.add_column(
+        "answers", sa.Column("hinted", sa.Boolean(), nullable=False, server_default=sa.false())
+    )
     op.create_table(
         "hints_taken",
         sa.Column("post_id", sa.Integer(), nullable=False),
@@ -53,11 +55,9 @@ def upgrade() -> None:
 def downgrade() -> None:
     op.drop_table("quiz_team_members")
     op.drop_table("hints_taken")
-    with op.batch_alter_table("answers", schema=None) as batch_op:
-        batch_op.drop_column("hinted")
-    with op.batch_alter_table("quizzes", schema=None) as batch_op:
-        batch_op.drop_column("team_results")
-        batch_op.drop_column("teams")
-    with op.batch_alter_table("channels", schema=None) as batch_op:
-        batch_op.drop_column("reading_time")
-        batch_op.drop_column("mode")
+    # DROP COLUMN in place (SQLite 3.35+), for the same reason as above.
+    op.drop_column("answers", "hinted")
+    op.drop_column("quizzes", "team_results")
+    op.drop_column("quizzes", "teams")
+    op.drop_column("channels", "reading_time")
+    op.drop_column("channels", "mode")
