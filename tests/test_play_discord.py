@@ -120,6 +120,8 @@ async def test_a_picture_goes_in_the_embed_with_its_alt_text(bot: Bot) -> None:
     assert embed["image"]["url"] == IMAGE
     assert IMAGE_ALT in embed["description"]
     assert "Hint" not in [b["label"] for b in buttons_of(question)]
+    closed = await reveal_of(bot, question)
+    assert closed["embeds"][0]["image"]["url"] == IMAGE  # the reveal keeps it
 
 
 async def test_a_true_false_question_says_true_and_false_on_its_buttons_and_reveal(

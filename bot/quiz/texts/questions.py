@@ -188,6 +188,7 @@ def reveal(
         body=f"{prompt}\n\n{_options_text(view, dialect, marks)}",
         fields=tuple(fields),
         buttons=buttons,
+        image=_image(view.question, dialect),  # the reveal keeps the picture
     )
 
 
