@@ -17,7 +17,7 @@ from bot.domain.rules import reading_seconds
 from bot.quiz.anki import anki_fields, package
 from bot.quiz.bank import parse_bank_text
 from bot.quiz.teams import choose_team, dealt
-from tests.conftest import CHANNEL, Host
+from tests.conftest import CHANNEL, Host, run_until
 from tests.play_banks import HINT, IMAGE, IMAGE_ALT, play_catalog
 from tests.test_cli import run_cli
 
@@ -199,3 +199,15 @@ async def test_help_describes_hints_true_false_study_reading_time_pictures_and_t
         "round(5 × time left ÷ time allowed)",
     ):
         assert words in shown, words
+
+
+async def test_reading_time_lengthens_daily_questions_too(host: Host) -> None:
+    await host.command("config", key="daily-window", value="1")
+    await host.command("config", key="reading-time", value="on")
+    await host.command("schedule", options={"action": "daily", "time": "10:00"})
+    start = host.clock.now()
+    [(posted_at, sent)] = await run_until(host, start + timedelta(hours=1, minutes=30))
+    question = host.question_of(sent)
+    extra = reading_seconds(question.prompt, *question.options)
+    assert extra > 0  # the seed bank's questions are long enough to earn some
+    assert sent.message.deadline == posted_at + timedelta(hours=1, seconds=extra)
