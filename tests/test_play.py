@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import random
 import zipfile
 from datetime import timedelta
 from pathlib import Path
@@ -16,8 +17,13 @@ from bot.chat import Interaction
 from bot.domain.rules import reading_seconds
 from bot.quiz.anki import anki_fields, package
 from bot.quiz.bank import parse_bank_text
+from bot.quiz.service import QuizService
 from bot.quiz.teams import choose_team, dealt
+from bot.quiz.texts.questions import locked_in
+from bot.storage.repository import Repository
 from tests.conftest import CHANNEL, Host, run_until
+from tests.fakes.clock import FakeClock
+from tests.fakes.recording import RecordingAdapter
 from tests.play_banks import HINT, IMAGE, IMAGE_ALT, play_catalog
 from tests.test_cli import run_cli
 
@@ -211,3 +217,22 @@ async def test_reading_time_lengthens_daily_questions_too(host: Host) -> None:
     extra = reading_seconds(question.prompt, *question.options)
     assert extra > 0  # the seed bank's questions are long enough to earn some
     assert sent.message.deadline == posted_at + timedelta(hours=1, seconds=extra)
+
+
+async def test_a_true_false_review_card_says_true_and_false(
+    repository: Repository, clock: FakeClock, adapter: RecordingAdapter, tmp_path: Path
+) -> None:
+    catalog = play_catalog(tmp_path / "banks")
+    service = QuizService(repository, catalog, clock, rng=random.Random(3))
+    service.register(adapter)
+    host = Host(service, adapter, catalog, clock)
+    await host.start(questions=1, seconds=30, bank="truefalse")
+    assert await host.click("ana", "False") == locked_in("False")
+    await host.close_current()
+    clock.advance(86400)
+
+    card = await host.command("review", user="ana", moderator=False)
+    assert sorted(button.label for button in card.buttons) == ["False", "True"]
+    [true] = [button for button in card.buttons if button.label == "True"]
+    done = await service.handle_click(Interaction(CHANNEL, "ana", true.custom_id))
+    assert done.text.startswith("✅ True is right!")
