@@ -236,3 +236,24 @@ async def test_a_true_false_review_card_says_true_and_false(
     [true] = [button for button in card.buttons if button.label == "True"]
     done = await service.handle_click(Interaction(CHANNEL, "ana", true.custom_id))
     assert done.text.startswith("✅ True is right!")
+
+
+async def test_forget_me_also_forgets_hints_taken_and_team_places(
+    repository: Repository, clock: FakeClock, adapter: RecordingAdapter, tmp_path: Path
+) -> None:
+    catalog = play_catalog(tmp_path / "banks")
+    service = QuizService(repository, catalog, clock, rng=random.Random(3))
+    service.register(adapter)
+    host = Host(service, adapter, catalog, clock)
+    await host.start(questions=1, seconds=30, bank="hints", teams=2)
+    [hint] = [button for button in host.current().message.buttons if button.label == "Hint"]
+    post = int(hint.custom_id.split(":")[2])
+    await service.handle_click(Interaction(CHANNEL, "ana", hint.custom_id))
+    assert "You play for Team 1" in (await host.click("ana", "A")).text
+    assert await repository.answers.hint_taken(post, "ana")
+
+    await host.command("forget-me", user="ana", moderator=False)
+    assert not await repository.answers.hint_taken(post, "ana")
+    stored = await repository.posts.post(post)
+    assert stored is not None and stored.quiz_id is not None
+    assert await repository.teams.members(stored.quiz_id) == {}

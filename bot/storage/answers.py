@@ -18,7 +18,7 @@ from bot.domain.rules import zone_or_utc
 from bot.storage import post_votes, read_models
 from bot.storage.base import Store, rowcount
 from bot.storage.db_thread import in_sqlite_thread
-from bot.storage.models import Answer, Channel, HintTaken, Post
+from bot.storage.models import Answer, Channel, HintTaken, Post, Quiz, QuizTeamMember
 from bot.storage.prepared import PreparedRows
 
 # Answer transactions in flight at once on PostgreSQL: enough to overlap one
@@ -203,6 +203,20 @@ class AnswerStore(Store):
             post_ids = list(answered.scalars())
             result = await session.execute(
                 delete(Answer).where(Answer.user_id == user_id, Answer.channel_id.in_(on_platform))
+            )
+            # What they looked at and which team they played for go with the answers.
+            platform_posts = select(Post.id).where(Post.channel_id.in_(on_platform))
+            await session.execute(
+                delete(HintTaken).where(
+                    HintTaken.user_id == user_id, HintTaken.post_id.in_(platform_posts)
+                )
+            )
+            platform_quizzes = select(Quiz.id).where(Quiz.channel_id.in_(on_platform))
+            await session.execute(
+                delete(QuizTeamMember).where(
+                    QuizTeamMember.user_id == user_id,
+                    QuizTeamMember.quiz_id.in_(platform_quizzes),
+                )
             )
             await read_models.forget(session, platform, user_id)
             await post_votes.count_post_votes(session, post_ids)
