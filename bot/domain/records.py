@@ -86,6 +86,8 @@ class PostInfo:
     expected_players: int | None = None
     # A team quiz's number of teams (None: no teams).
     teams: int | None = None
+    # The channel was in study mode when the post was read (no speed points).
+    study: bool = False
     # Delivery: tries that failed so far, and when to stop trying.
     publish_attempts: int = 0
     publish_by: datetime | None = None

@@ -66,12 +66,12 @@ class Answers:
             return texts.questions.question_closed(labels[post.correct_slot])
 
         question = await self._question(post)
-        channel = await self.ctx.channels.channel(post.target)
         live = post.kind == "live"
         correct = slot == post.correct_slot
         time_left = (post.closes_at - now).total_seconds()
-        # Study mode: the same points however fast (no speed bonus).
-        speed = live and not channel.study
+        # Study mode: the same points however fast (no speed bonus). The post
+        # carries the mode, so a click reads no channel row.
+        speed = live and not post.study
         points = points_for(correct, live=speed, time_left=time_left, time_limit=post.seconds)
         # Only a question with a hint can have had it taken: no read otherwise.
         hinted = bool(question and question.hint) and await self.ctx.repository.answers.hint_taken(
@@ -92,7 +92,7 @@ class Answers:
         if live and post.quiz_id is not None:
             team_line = await self.teams.joined(post, interaction.user_id)
             await self._close_when_everyone_answered(post)
-            if not channel.study:
+            if not post.study:
                 return texts.teams.with_team(
                     texts.questions.locked_in(labels[slot], hinted), team_line
                 )

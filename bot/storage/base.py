@@ -103,6 +103,7 @@ def post_info(
         message_id=post.message_id,
         expected_players=expected_players,
         teams=teams,
+        study=channel.mode == "study",
         publish_attempts=post.publish_attempts or 0,
         publish_by=post.publish_by,
         zone=channel.timezone,
