@@ -136,8 +136,10 @@ def test_an_imported_bank_can_be_played_at_once(tmp_path: Path) -> None:
     )  # fmt: skip
     assert imported.returncode == 0, imported.stderr
 
+    # The true/false question takes `true` or `false`, not a letter; in either
+    # order of the two questions one of these lines is refused and the rest answer.
     played = run_cli(
-        "play", "--questions", "2", "--bank", "mine", cwd=tmp_path, stdin="A\nA\n",
+        "play", "--questions", "2", "--bank", "mine", cwd=tmp_path, stdin="A\ntrue\nA\n",
         env={"QUIZ_QUESTIONS_DIR": str(banks)},
     )  # fmt: skip
 

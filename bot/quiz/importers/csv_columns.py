@@ -18,6 +18,7 @@ _ROLES: dict[str, set[str]] = {
     "explanation": {"explanation", "feedback", "rationale", "reason"},
     "tags": {"tags", "tag", "category", "categories", "topic"},
     "difficulty": {"difficulty", "level"},
+    "hint": {"hint", "clue"},
 }
 # Option columns by position: option_a / a / choice_a, or option1 / choice1 / answer1.
 _OPTIONS: dict[str, int] = {}
@@ -78,6 +79,6 @@ def read_header(header: list[str]) -> Columns:
         raise ImportFailed(
             f"the header row lacks {', '.join(missing)}; it must name the prompt (or question), "
             "the options (option_a … option_e, A … E or option1 … option5), the answer "
-            "(or correct_answer) and may name explanation, tags and difficulty"
+            "(or correct_answer) and may name explanation, tags, difficulty and hint"
         )
     return columns

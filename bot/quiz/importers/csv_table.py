@@ -8,7 +8,7 @@ every name). The answer is the letter of its option column, its number from 1,
 or the option's own text; an empty option cell is no option (so a letter still
 names its column). `tags` are separated by `;` or spaces. `difficulty` may be
 given too. The delimiter is whichever of `, ; tab` the header uses most, for
-spreadsheets that save with semicolons.
+spreadsheets that save with semicolons. A `hint` column is read too.
 """
 
 from __future__ import annotations
@@ -78,6 +78,7 @@ def _entry(where: str, cells: list[str], columns: Columns) -> Entry | Skipped:
         explanation=cell("explanation"),
         tags=[t for t in re.split(r"[;\s]+", cell("tags")) if t],
         difficulty=difficulty,
+        hint=cell("hint").strip() or None,
     )
 
 
