@@ -179,7 +179,7 @@ def test_the_terminal_takes_a_question_mark_for_the_hint_and_shows_a_picture(
         "play", "--questions", "1", "--bank", "hints", cwd=tmp_path, env=env, stdin="?\nD\n"
     )
     assert hinted.returncode == 0, hinted.stderr
-    assert "Type one of A, B, C, D, ? and press Enter." in hinted.stdout
+    assert "type A, B, C, D or ?, then Enter" in hinted.stdout
     assert f"Hint: {HINT}" in hinted.stdout
     # The options are shuffled: whatever D is, the reply says the hint halves it.
     assert "You took the hint, so a right answer earns half its points." in hinted.stdout

@@ -229,8 +229,12 @@ async def _ask(
                     console.hint(texts.common.pick_a_letter(letters))
                 continue
             reply = await service.handle_click(click)
-            if service.surface.is_answer(click.custom_id) and reply in _locked_in(letters):
-                return line.strip().upper()
+            if service.surface.is_answer(click.custom_id):
+                if reply in _locked_in(message, hinted=True):
+                    console.screen.note(reply)  # it says the hint halves the points
+                    return line.strip().upper()
+                if reply in _locked_in(message, hinted=False):
+                    return line.strip().upper()
             console.screen.note(reply)  # not counted, or a button that is no answer
         console.screen.end_of_prompt()
         return None
@@ -239,8 +243,11 @@ async def _ask(
             ticker.cancel()
 
 
-def _locked_in(letters: list[str]) -> list[OutMessage]:
-    return [texts.questions.locked_in(slot) for slot in range(len(letters))]
+def _locked_in(message: OutMessage | None, *, hinted: bool) -> list[OutMessage]:
+    """The replies that say an answer counted: one per button label (letters,
+    or True and False)."""
+    labels = [button.label for button in message.buttons] if message else []
+    return [texts.questions.locked_in(label, hinted) for label in labels]
 
 
 async def review(
