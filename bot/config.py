@@ -41,6 +41,8 @@ class Settings(BaseSettings):
     )
     log_level: str = Field(default="INFO", validation_alias="QUIZ_LOG_LEVEL")
     health_port: int = Field(default=8080, ge=0, le=65535, validation_alias="QUIZ_HEALTH_PORT")
+    # Health, metrics and dashboard: private unless the operator opens it.
+    health_host: str = Field(default="127.0.0.1", min_length=1, validation_alias="QUIZ_HEALTH_HOST")
     # The dashboard is on only with a secret (it signs the links); never logged.
     web_secret: SecretStr | None = Field(default=None, validation_alias="QUIZ_WEB_SECRET")
     public_url: str | None = Field(default=None, validation_alias="QUIZ_PUBLIC_URL")
@@ -170,6 +172,7 @@ SETTINGS_HELP: tuple[tuple[str, str], ...] = (
     ("QUIZ_QUESTIONS_DIR", "folder of question banks (default ./questions or the shipped banks)"),
     ("QUIZ_LOG_LEVEL", "DEBUG, INFO, WARNING, ERROR (default INFO)"),
     ("QUIZ_HEALTH_PORT", "port of GET /healthz (default 8080, 0 turns it off)"),
+    ("QUIZ_HEALTH_HOST", "address of the health/dashboard port (default 127.0.0.1)"),
     ("QUIZ_WEB_SECRET", "secret that signs dashboard links (16+ characters): turns it on"),
     ("QUIZ_PUBLIC_URL", "the dashboard's address for links (default http://localhost:PORT)"),
 )
