@@ -104,6 +104,7 @@ class SlackPlatform:
         service: QuizService,
         pacer: ChannelPacer | None = None,
         clock: Callable[[], float] = time.time,
+        limits: Limits | None = None,
     ) -> None:
         self.settings = settings
         self.service = service
@@ -123,7 +124,7 @@ class SlackPlatform:
         self.app.view(surface.form_pattern())(self._tracked(self._on_form))
         # Only HTTP mode has a signing secret (Socket Mode needs none).
         self.gate = RequestGate(secret, clock, replays=self._replays(clock)) if secret else None
-        self.limits = Limits()
+        self.limits = limits or Limits()
         self.ack_within = ACK_WITHIN
         self._socket: AsyncSocketModeHandler | None = None
         self._runner: BoundedRunner | None = None
