@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+from collections import Counter
 from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any
@@ -10,6 +12,19 @@ from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+# A dashboard link lets anyone try secrets offline, so the secret must resist
+# guessing: this many bits, estimated from how its characters are spread.
+MIN_SECRET_BITS = 72
+MAKE_A_SECRET = 'python3 -c "import secrets; print(secrets.token_urlsafe(32))"'
+
+
+def estimated_bits(secret: str) -> float:
+    """A generous estimate of a secret's entropy: its length times the Shannon
+    entropy of its characters (16 spaces or "aaaa…" are 0; a random 43-character
+    token about 230)."""
+    counts = Counter(secret)
+    spread = -sum(n / len(secret) * math.log2(n / len(secret)) for n in counts.values())
+    return spread * len(secret)
 
 
 def installed_banks_dir() -> Path:
@@ -89,8 +104,17 @@ class Settings(BaseSettings):
     def _long_secret(cls, value: SecretStr | None) -> SecretStr | None:
         if value is None or not value.get_secret_value():
             return None
-        if len(value.get_secret_value()) < 16:
-            raise ValueError("must be at least 16 characters (it signs dashboard links)")
+        secret = value.get_secret_value()
+        if len(secret) < 16:
+            raise ValueError(
+                f"must be at least 16 characters (it signs dashboard links); make one with "
+                f"{MAKE_A_SECRET}"
+            )
+        if estimated_bits(secret) < MIN_SECRET_BITS:
+            raise ValueError(
+                f"is too easy to guess (it signs dashboard links, and any link lets someone "
+                f"try secrets offline); make one with {MAKE_A_SECRET}"
+            )
         return value
 
     @property

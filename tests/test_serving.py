@@ -88,10 +88,12 @@ async def test_a_full_port_closes_its_oldest_idle_connections_and_still_answers(
 ) -> None:
     stalled = [await asyncio.open_connection("127.0.0.1", health) for _ in range(20)]
     await asyncio.sleep(0.1)
-    async with aiohttp.ClientSession() as session:
-        async with session.get(f"http://127.0.0.1:{health}/healthz") as response:
-            assert response.status == 200
-            assert response.headers["Server"] == "quizmaster"  # no library, no version
+    async with (
+        aiohttp.ClientSession() as session,
+        session.get(f"http://127.0.0.1:{health}/healthz") as response,
+    ):
+        assert response.status == 200
+        assert response.headers["Server"] == "quizmaster"  # no library, no version
     closed = [await _closed_within(reader, 0.2) for reader, _ in stalled]
     assert sum(closed) >= 20 - QUICK.connections + 1
     assert closed[:10] == [True] * 10  # the oldest go first
@@ -124,13 +126,15 @@ async def test_healthz_answers_while_the_write_connection_is_busy(tmp_path: Path
         runner = await start_health_server({}, runtime.database_ok, 0)
         try:
             # SQLite's one write connection, taken (as by a long batch of answers).
-            async with runtime.database.writer.connect():
-                async with aiohttp.ClientSession() as session:
-                    url = f"http://127.0.0.1:{_port(runner)}/healthz"
-                    async with asyncio.timeout(5):
-                        async with session.get(url) as response:
-                            assert response.status == 200
-                            assert (await response.json())["database"] == "ok"
+            url = f"http://127.0.0.1:{_port(runner)}/healthz"
+            async with (
+                runtime.database.writer.connect(),
+                aiohttp.ClientSession() as session,
+                asyncio.timeout(5),
+                session.get(url) as response,
+            ):
+                assert response.status == 200
+                assert (await response.json())["database"] == "ok"
         finally:
             await runner.cleanup()
 

@@ -136,7 +136,11 @@ async def test_unsigned_forged_stale_and_malformed_requests_get_401_with_one_sho
         for _ in range(3):
             yield b"x" * (ONE_MB // 2)
 
-    signed_looking = {**form, "X-Slack-Request-Timestamp": now, "X-Slack-Signature": "v0=" + "a" * 64}
+    signed_looking = {
+        **form,
+        "X-Slack-Request-Timestamp": now,
+        "X-Slack-Signature": "v0=" + "a" * 64,
+    }
     async with sender.session.post(sender.url, data=chunks(), headers=signed_looking) as response:
         assert response.status == 413
     # Unsigned, it is refused before a byte of its body is read.
