@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+from collections import Counter
 from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any
@@ -12,6 +14,19 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from bot.adapters.discord.shards import AUTO, ShardPlan, parse_shard_count, parse_shard_ids
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+# A dashboard link lets anyone try secrets offline, so the secret must resist
+# guessing: this many bits, estimated from how its characters are spread.
+MIN_SECRET_BITS = 72
+MAKE_A_SECRET = 'python3 -c "import secrets; print(secrets.token_urlsafe(32))"'
+
+
+def estimated_bits(secret: str) -> float:
+    """A generous estimate of a secret's entropy: its length times the Shannon
+    entropy of its characters (16 spaces or "aaaa…" are 0; a random 43-character
+    token about 230)."""
+    counts = Counter(secret)
+    spread = -sum(n / len(secret) * math.log2(n / len(secret)) for n in counts.values())
+    return spread * len(secret)
 
 
 def installed_banks_dir() -> Path:
@@ -43,6 +58,8 @@ class Settings(BaseSettings):
     )
     log_level: str = Field(default="INFO", validation_alias="QUIZ_LOG_LEVEL")
     health_port: int = Field(default=8080, ge=0, le=65535, validation_alias="QUIZ_HEALTH_PORT")
+    # Health, metrics and dashboard: private unless the operator opens it.
+    health_host: str = Field(default="127.0.0.1", min_length=1, validation_alias="QUIZ_HEALTH_HOST")
     # The dashboard is on only with a secret (it signs the links); never logged.
     web_secret: SecretStr | None = Field(default=None, validation_alias="QUIZ_WEB_SECRET")
     public_url: str | None = Field(default=None, validation_alias="QUIZ_PUBLIC_URL")
@@ -111,8 +128,17 @@ class Settings(BaseSettings):
     def _long_secret(cls, value: SecretStr | None) -> SecretStr | None:
         if value is None or not value.get_secret_value():
             return None
-        if len(value.get_secret_value()) < 16:
-            raise ValueError("must be at least 16 characters (it signs dashboard links)")
+        secret = value.get_secret_value()
+        if len(secret) < 16:
+            raise ValueError(
+                f"must be at least 16 characters (it signs dashboard links); make one with "
+                f"{MAKE_A_SECRET}"
+            )
+        if estimated_bits(secret) < MIN_SECRET_BITS:
+            raise ValueError(
+                f"is too easy to guess (it signs dashboard links, and any link lets someone "
+                f"try secrets offline); make one with {MAKE_A_SECRET}"
+            )
         return value
 
     @property
@@ -196,6 +222,7 @@ SETTINGS_HELP: tuple[tuple[str, str], ...] = (
     ("QUIZ_QUESTIONS_DIR", "folder of question banks (default ./questions or the shipped banks)"),
     ("QUIZ_LOG_LEVEL", "DEBUG, INFO, WARNING, ERROR (default INFO)"),
     ("QUIZ_HEALTH_PORT", "port of GET /healthz (default 8080, 0 turns it off)"),
+    ("QUIZ_HEALTH_HOST", "address of the health/dashboard port (default 127.0.0.1)"),
     ("QUIZ_WEB_SECRET", "secret that signs dashboard links (16+ characters): turns it on"),
     ("QUIZ_PUBLIC_URL", "the dashboard's address for links (default http://localhost:PORT)"),
 )

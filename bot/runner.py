@@ -98,7 +98,8 @@ async def _run(settings: Settings) -> int:
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stopping.set)
 
-    _check_health_port(settings.health_port)  # before the database, which takes longer
+    # Before the database, which takes longer.
+    _check_health_port(settings.health_port, settings.health_host)
     async with open_runtime(settings) as runtime:
         health: web.AppRunner | None = None
         if settings.health_port:
@@ -107,11 +108,16 @@ async def _run(settings: Settings) -> int:
                     runtime.service.adapters,
                     runtime.database_ok,
                     settings.health_port,
+                    host=settings.health_host,
                     mounts=web_mounts(runtime.service, runtime.links, due_reviews(runtime.service)),
                 )
             except OSError as error:  # taken since the check
                 raise StartError(describe_bind_error(error, settings.health_port)) from None
-            log.info("health check on :%d/healthz, metrics on /metrics", settings.health_port)
+            log.info(
+                "health check on %s:%d/healthz, metrics on /metrics",
+                settings.health_host,
+                settings.health_port,
+            )
             if runtime.links is not None:
                 log.info("dashboard on %s/dashboard/…", runtime.links.public_url)
         tasks = []
@@ -138,11 +144,11 @@ async def _run(settings: Settings) -> int:
     return 0
 
 
-def _check_health_port(port: int) -> None:
+def _check_health_port(port: int, host: str) -> None:
     if not port:
         return
     try:
-        check_port_free(port)
+        check_port_free(port, host)
     except OSError as error:
         raise StartError(describe_bind_error(error, port)) from None
 

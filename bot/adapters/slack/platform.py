@@ -18,9 +18,10 @@ from collections.abc import Awaitable, Callable
 from typing import Any, ParamSpec
 
 from aiohttp import web
-from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
+from slack_bolt.adapter.aiohttp import to_aiohttp_response
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncRespond
+from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_sdk.errors import SlackApiError
 from slack_sdk.http_retry.builtin_async_handlers import (
     AsyncConnectionErrorRetryHandler,
@@ -32,7 +33,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.adapters.in_flight import InFlight
 from bot.adapters.slack.adapter import CALL_ERRORS, PLATFORM, SlackAdapter
 from bot.adapters.slack.blocks import blocks, fallback_text, view_values
-from bot.adapters.slack.http import RequestGate, events_app
+from bot.adapters.slack.http import MemoryReplays, Replays, RequestGate, events_app
 from bot.adapters.slack.moderators import SlackDirectory
 from bot.adapters.slack.pacing import ChannelPacer
 from bot.chat import (
@@ -48,6 +49,8 @@ from bot.config import Settings
 from bot.quiz import texts
 from bot.quiz.service import QuizService
 from bot.quiz.surface.grammar import UsageError, parse
+from bot.serving import BoundedRunner, Limits
+from bot.storage.seen_requests import SeenRequests
 
 log = logging.getLogger(__name__)
 P = ParamSpec("P")
@@ -101,6 +104,7 @@ class SlackPlatform:
         service: QuizService,
         pacer: ChannelPacer | None = None,
         clock: Callable[[], float] = time.time,
+        limits: Limits | None = None,
     ) -> None:
         self.settings = settings
         self.service = service
@@ -119,12 +123,21 @@ class SlackPlatform:
         self.app.action(surface.action_pattern())(self._tracked(self._on_click))
         self.app.view(surface.form_pattern())(self._tracked(self._on_form))
         # Only HTTP mode has a signing secret (Socket Mode needs none).
-        self.gate = RequestGate(secret, clock) if secret else None
+        self.gate = RequestGate(secret, clock, replays=self._replays(clock)) if secret else None
+        self.limits = limits or Limits()
         self.ack_within = ACK_WITHIN
         self._socket: AsyncSocketModeHandler | None = None
-        self._runner: web.AppRunner | None = None
+        self._runner: BoundedRunner | None = None
         self._serving = False
         self._in_flight = InFlight(PLATFORM)
+
+    def _replays(self, clock: Callable[[], float]) -> Replays:
+        """Requests seen, shared through PostgreSQL by every process on it;
+        on SQLite (one serving process) kept in memory."""
+        engine = self.service.repository.engine
+        if engine.dialect.name == "postgresql":
+            return SeenRequests(engine, clock)
+        return MemoryReplays(clock)
 
     @property
     def socket_mode(self) -> bool:
@@ -200,9 +213,15 @@ class SlackPlatform:
     async def _serve_http(self) -> None:
         if self.gate is None:
             raise StartError("HTTP mode needs SLACK_SIGNING_SECRET to verify Slack's requests")
-        app = events_app(self.gate, self._bolt, EVENTS_PATH, accepting=lambda: self._serving)
+        app = events_app(
+            self.gate,
+            self._bolt,
+            EVENTS_PATH,
+            accepting=lambda: self._serving,
+            body_deadline=self.limits.body,
+        )
         # Closing stops listening, then waits this long for requests in flight.
-        runner = web.AppRunner(app, access_log=None, shutdown_timeout=DRAIN_SECONDS)
+        runner = BoundedRunner(app, self.limits, shutdown_timeout=DRAIN_SECONDS)
         await runner.setup()
         host, port = self.settings.slack_host, self.settings.slack_port
         try:
@@ -217,9 +236,14 @@ class SlackPlatform:
         self._serving = True
         log.info("Slack: HTTP mode, events at http://%s:%s%s", host, self.port, EVENTS_PATH)
 
-    async def _bolt(self, request: web.Request) -> web.StreamResponse:
-        """Bolt's own handling of a request the gate let through."""
-        response = await self.app.async_dispatch(await to_bolt_request(request))
+    async def _bolt(self, request: web.Request, body: bytes) -> web.StreamResponse:
+        """Bolt's own handling of a request the gate let through (and read)."""
+        bolt_request = AsyncBoltRequest(
+            body=body.decode("utf-8"),
+            query=request.query_string,
+            headers=dict(request.headers),
+        )
+        response = await self.app.async_dispatch(bolt_request)
         return await to_aiohttp_response(response)
 
     async def close(self) -> None:
