@@ -1,15 +1,32 @@
-# Quizmaster developer tasks. Everything runs from a local virtualenv in .venv,
-# (re)installed whenever pyproject.toml changes.
+# Quizmaster tasks. Everything runs from a local virtualenv in .venv: `make run`
+# and `make play` install only what running needs (requirements.lock); `make test`
+# and the other developer targets add the test tools (requirements-dev.lock).
+# Either set is (re)installed whenever pyproject.toml or its lock file changes.
 
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed
+RUN_STAMP := $(VENV)/.installed-run
+STAMP  := $(VENV)/.installed-dev
 PIP    := $(BIN)/python -m pip --disable-pip-version-check
+ARGS   ?=
 
-.DEFAULT_GOAL := test
+.DEFAULT_GOAL := help
 
-.PHONY: venv run test lint format bench clean lock
+.PHONY: help venv run play test lint format bench clean lock
+
+help:
+	@echo "Quizmaster: make <target>"
+	@echo "  play    a quiz in this terminal (options: make play ARGS='--questions 3 --seconds 20')"
+	@echo "  run     the bot: Discord/Slack when their tokens are set, else a local console channel"
+	@echo "  test    ruff, mypy, hadolint and pytest (installs the test tools)"
+	@echo "  lint    ruff, mypy and hadolint only"
+	@echo "  format  ruff format and fixes"
+	@echo "  bench   the benchmarks (docs/benchmarks.md)"
+	@echo "  lock    re-pin requirements.lock and requirements-dev.lock from pyproject.toml"
+	@echo "  venv    .venv with the test tools, without running anything"
+	@echo "  clean   remove .venv and caches"
+	@echo "After the first run the program is $(BIN)/quizmaster (try $(BIN)/quizmaster --help)."
 
 venv: $(STAMP)
 
@@ -18,14 +35,24 @@ venv: $(STAMP)
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-# Installs the pinned set from the lock file, then the project itself; `pip check`
+# Installs the pinned set from a lock file, then the project itself; `pip check`
 # fails when pyproject.toml asks for something the lock does not hold (run `make lock`).
-$(STAMP): pyproject.toml requirements-dev.lock | $(BIN)/python
-	$(PIP) install --quiet --upgrade pip
-	$(PIP) install --quiet -r requirements-dev.lock
+# pip itself is not upgraded: the venv's own pip reads the lock files, and fetching
+# a new one is most of a cold start's network time.
+define INSTALL
+	$(PIP) install --quiet -r $(1)
 	$(PIP) install --quiet --no-deps -e .
 	$(PIP) check
 	touch $@
+endef
+
+$(RUN_STAMP): pyproject.toml requirements.lock | $(BIN)/python
+	$(call INSTALL,requirements.lock)
+
+# The dev set is a superset of the runtime set, so it stands for both.
+$(STAMP): pyproject.toml requirements-dev.lock | $(BIN)/python
+	$(call INSTALL,requirements-dev.lock)
+	touch $(RUN_STAMP)
 
 # Re-resolves pyproject.toml's ranges in throw-away virtualenvs and pins the result:
 # requirements.lock (runtime, the Docker image) and requirements-dev.lock (with tests).
@@ -40,8 +67,11 @@ lock:
 	  $(LOCK_VENV)/bin/pip freeze --exclude-editable | grep -v '^quizmaster'; } > requirements-dev.lock
 	rm -rf $(LOCK_VENV)
 
-run: $(STAMP)
+run: $(RUN_STAMP)
 	$(BIN)/quizmaster run
+
+play: $(RUN_STAMP)
+	$(BIN)/quizmaster play $(ARGS)
 
 define LINT
 	$(BIN)/ruff check .

@@ -67,6 +67,19 @@ class Runtime:
         await self.service.drain()
         await self.database.dispose()
 
+    def start_line(self) -> str:
+        """Where the data is kept and what was loaded, in one line."""
+        from bot.adapters.console.texts import data_line
+        from bot.config import LEGACY_DATA_DIR
+
+        banks = self.service.catalog.banks.values()
+        return data_line(
+            self.settings.database_place(),
+            len(banks),
+            sum(len(bank.questions) for bank in banks),
+            legacy=not self.settings.database_url and self.settings.data_dir == LEGACY_DATA_DIR,
+        )
+
     async def database_ok(self) -> bool:
         # A read connection: on SQLite the one write connection stores answers,
         # and a flood of /healthz must never queue in front of them.

@@ -68,6 +68,9 @@ def _logging(settings: Settings, *, quiet: bool = False) -> None:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
         stream=sys.stderr,
     )
+    if settings.log_level != "DEBUG":
+        # Each migration's INFO line is detail for debugging, not for every start.
+        logging.getLogger("alembic").setLevel(logging.WARNING)
 
 
 @app.command()
@@ -97,7 +100,12 @@ def play(
     async def main() -> int:
         async with open_runtime(settings) as runtime:
             return await play_quiz(
-                runtime.service, questions=questions, seconds=seconds, bank=bank, tag=tag
+                runtime.service,
+                questions=questions,
+                seconds=seconds,
+                bank=bank,
+                tag=tag,
+                start_line=runtime.start_line(),
             )
 
     raise typer.Exit(_run_on_database(settings, main()))

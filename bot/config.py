@@ -8,6 +8,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any
 
+import platformdirs
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
@@ -37,6 +38,17 @@ def installed_banks_dir() -> Path:
     return Path(__file__).resolve().parent.parent / "questions"
 
 
+LEGACY_DATA_DIR = Path("data")
+
+
+def default_data_dir() -> Path:
+    """The user's data folder, so stats are the same from any working folder; a
+    database already in ./data (the old default) is still used, and named at start."""
+    if (LEGACY_DATA_DIR / "quizmaster.db").is_file():
+        return LEGACY_DATA_DIR
+    return platformdirs.user_data_path("quizmaster", appauthor=False)
+
+
 def default_questions_dir() -> Path:
     local = Path("questions")
     return local if local.is_dir() else installed_banks_dir()
@@ -52,7 +64,7 @@ class Settings(BaseSettings):
         validation_alias="QUIZ_DATABASE_URL",
         description="SQLAlchemy URL; default SQLite in QUIZ_DATA_DIR",
     )
-    data_dir: Path = Field(default=Path("data"), validation_alias="QUIZ_DATA_DIR")
+    data_dir: Path = Field(default_factory=default_data_dir, validation_alias="QUIZ_DATA_DIR")
     questions_dir: Path = Field(
         default_factory=default_questions_dir, validation_alias="QUIZ_QUESTIONS_DIR"
     )
@@ -186,6 +198,18 @@ class Settings(BaseSettings):
             raise ValueError("must be a sqlite:// or postgresql:// URL")
         return value
 
+    def database_place(self) -> str:
+        """Where the data lives, for the start line: the SQLite file, or the
+        server and database name (never the password)."""
+        if not self.database_url:
+            return str((self.data_dir / "quizmaster.db").resolve())
+        from sqlalchemy.engine import make_url
+
+        url = make_url(self.database_url)
+        if url.get_backend_name() == "sqlite":
+            return str(Path(url.database or "").resolve())
+        return f"PostgreSQL {url.host or 'localhost'}:{url.port or 5432}/{url.database or ''}"
+
     @property
     def resolved_database_url(self) -> str:
         if self.database_url:
@@ -218,7 +242,7 @@ SETTINGS_HELP: tuple[tuple[str, str], ...] = (
     ("QUIZ_SLACK_MODERATORS", "comma list of Slack user ids who may moderate everywhere"),
     ("QUIZ_SLACK_API_URL", "Slack Web API base, e.g. http://127.0.0.1:9000/api/"),
     ("QUIZ_DATABASE_URL", "database URL (default: SQLite in QUIZ_DATA_DIR)"),
-    ("QUIZ_DATA_DIR", "folder for the SQLite database (default ./data)"),
+    ("QUIZ_DATA_DIR", "folder for the SQLite database (default: your user data folder)"),
     ("QUIZ_QUESTIONS_DIR", "folder of question banks (default ./questions or the shipped banks)"),
     ("QUIZ_LOG_LEVEL", "DEBUG, INFO, WARNING, ERROR (default INFO)"),
     ("QUIZ_HEALTH_PORT", "port of GET /healthz (default 8080, 0 turns it off)"),

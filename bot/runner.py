@@ -36,8 +36,12 @@ def _settings_lines() -> list[str]:
 
 
 def _no_platform_message() -> str:
-    lines = ["No platform is configured. Set one of these (environment or .env):"]
-    return "\n".join(lines + _settings_lines())
+    """Two lines, not the settings list: the console channel opens right after."""
+    return (
+        "No chat platform is configured, so this is a local console channel. "
+        "To serve Discord or Slack, set DISCORD_TOKEN or SLACK_BOT_TOKEN "
+        "(docs/settings.md); to just play, quizmaster play."
+    )
 
 
 def _nothing_to_serve_message() -> str:
@@ -101,6 +105,7 @@ async def _run(settings: Settings) -> int:
     # Before the database, which takes longer.
     _check_health_port(settings.health_port, settings.health_host)
     async with open_runtime(settings) as runtime:
+        log.info("%s", runtime.start_line())
         health: web.AppRunner | None = None
         if settings.health_port:
             try:

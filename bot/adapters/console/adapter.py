@@ -3,39 +3,40 @@
 from __future__ import annotations
 
 import asyncio
-import re
 import sys
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
 from itertools import count
 from pathlib import Path
 from typing import TextIO
 
 from bot.adapters.console.dialect import ConsoleDialect
-from bot.chat import Command, Interaction, MessageRef, OutMessage, Target
+from bot.adapters.console.screen import Screen
+from bot.chat import ButtonStyle, Command, Interaction, MessageRef, OutMessage, Target
 from bot.quiz import texts
 from bot.quiz.surface import declared
 from bot.quiz.surface.registry import Surface
 
 CONSOLE_TARGET = Target("console", "local", "terminal")
 LOCAL_USER = "local"
-_BOLD = re.compile(r"\*\*(.+?)\*\*")
 
 
-def as_terminal_text(message: OutMessage) -> str:
-    """Lay a neutral message out as plain lines."""
-    parts = []
-    if message.title:
-        parts.append(f"== {message.title} ==")
-    if message.body:
-        parts.append(_BOLD.sub(r"\1", message.body))
-    for field in message.fields:
-        parts.append(f"{field.name}:\n{field.value}")
-    if message.footer:
-        parts.append(f"({message.footer})")
-    if not parts:
-        parts.append(message.text)
-    return "\n".join(parts)
+@dataclass(frozen=True)
+class Reveal:
+    """A question that closed, as the game shows it: its answer letter and why."""
+
+    message_id: str
+    answer: str
+    explanation: str
+
+
+def reveal_of(message_id: str, message: OutMessage) -> Reveal:
+    """Read the closed question's answer from its buttons (the right one is the
+    one marked SUCCESS) and its explanation from the field the core names Why."""
+    answer = next((b.label for b in message.buttons if b.style is ButtonStyle.SUCCESS), "")
+    why = next((f.value for f in message.fields if f.name == "Why"), "")
+    return Reveal(message_id, answer, why)
 
 
 class ConsoleAdapter:
@@ -47,8 +48,17 @@ class ConsoleAdapter:
         out: TextIO | None = None,
         save_to: Path | None = None,
         surface: Surface | None = None,
+        *,
+        single_player: bool = False,
     ) -> None:
         self.out = out or sys.stdout
+        self.screen = Screen(self.out)
+        # `quizmaster play`: the game draws reveals and the end itself, in words
+        # for one player; channel posts without buttons wait in `held`.
+        self.single_player = single_player
+        self.held: list[OutMessage] = []
+        self.reveals: dict[str, Reveal] = {}
+        self.question_message: OutMessage | None = None
         # What each button is typed as comes from the surface's declarations.
         self.surface = surface or declared()
         self.save_to = save_to or Path.cwd()  # where files sent to the player are saved
@@ -63,37 +73,48 @@ class ConsoleAdapter:
     def connected(self) -> bool:
         return True
 
-    def _print(self, text: str) -> None:
-        print(text, file=self.out, flush=True)
-
     async def send(self, target: Target, message: OutMessage) -> MessageRef:
         message_id = str(next(self._ids))
-        self._print("\n" + as_terminal_text(message))
         live_buttons = self._keys(message)
-        if live_buttons:
+        if live_buttons and self.single_player:
+            self.screen.question(message)  # the game draws the countdown
+        elif live_buttons:
+            self.screen.message(message)
             # The terminal has no buttons: say which letters can be typed.
-            self._print(as_terminal_text(texts.common.pick_a_letter(list(live_buttons))))
+            self.screen.note(texts.common.pick_a_letter(list(live_buttons)))
+        elif self.single_player:
+            self.held.append(message)
+        else:
+            self.screen.message(message)
+        if live_buttons:
             self.open_question = (message_id, live_buttons)
+            self.question_message = message
             self.open_card = None
         self.changed.set()
         return MessageRef(target, message_id)
 
     async def edit(self, ref: MessageRef, message: OutMessage) -> None:
-        if self.open_question and self.open_question[0] == ref.message_id:
+        closing = self.open_question is not None and self.open_question[0] == ref.message_id
+        if closing:
             self.open_question = None
-        self._print("\n" + as_terminal_text(message))
+        if self.single_player:
+            # Only the question's close matters to one player; the game shows it.
+            if closing:
+                self.reveals[ref.message_id] = reveal_of(ref.message_id, message)
+        else:
+            self.screen.message(message)
         self.changed.set()
 
     async def reply_private(self, event: Command | Interaction, message: OutMessage) -> None:
-        self._print(f"> {as_terminal_text(message)}")
+        self.screen.note(message)
         if message.attachment is not None:
             path = self.save_to / message.attachment.filename
             path.write_bytes(message.attachment.data)
-            self._print(f"> {as_terminal_text(texts.study.file_saved(str(path)))}")
+            self.screen.note(texts.study.file_saved(str(path)))
         letters = self._keys(message)
         self.open_card = letters or None
         if letters:
-            self._print(as_terminal_text(texts.common.pick_a_letter(list(letters))))
+            self.screen.note(texts.common.pick_a_letter(list(letters)))
 
     def _keys(self, message: OutMessage) -> dict[str, str]:
         return {
@@ -104,13 +125,13 @@ class ConsoleAdapter:
 
     def hint(self, message: OutMessage) -> None:
         """A line of help that leaves the open card as it is."""
-        self._print(f"> {as_terminal_text(message)}")
+        self.screen.note(message)
 
     async def display_names(self, target: Target, user_ids: Sequence[str]) -> dict[str, str]:
         return {user_id: user_id for user_id in user_ids}
 
     async def send_direct(self, target: Target, user_id: str, message: OutMessage) -> None:
-        self._print(f"> {as_terminal_text(message)}")
+        self.screen.note(message)
 
     def click_for(self, letter: str) -> Interaction | None:
         """The click a typed letter means, if a card or question is open and has

@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import math
+from dataclasses import dataclass
+from datetime import datetime
 from typing import TextIO
 
+from bot.adapters.console import texts as say
 from bot.adapters.console.adapter import CONSOLE_TARGET, LOCAL_USER, ConsoleAdapter, LineReader
-from bot.chat import Command
+from bot.chat import Command, OutMessage
 from bot.quiz import texts
 from bot.quiz.service import QuizService
 from bot.quiz.surface.grammar import UsageError, parse
+from bot.quiz.texts.boards import StatsView
 
 
 async def _next_line_or_change(
@@ -27,6 +32,57 @@ async def _next_line_or_change(
     return False, None
 
 
+@dataclass
+class Session:
+    """What this game's player has done so far, for the score line and the end."""
+
+    points: int = 0
+    right: int = 0
+    answered: int = 0
+    run: int = 0
+    best_run: int = 0
+    shown: int = 0  # questions revealed
+
+    def add(self, right: bool, points: int) -> None:
+        self.answered += 1
+        self.points += points
+        self.right += right
+        self.run = self.run + 1 if right else 0
+        self.best_run = max(self.best_run, self.run)
+
+
+async def _countdown(
+    console: ConsoleAdapter, service: QuizService, deadline: datetime, letters: list[str]
+) -> None:
+    """Redraw the seconds left once a second until the question closes."""
+    while True:
+        left = max(0, math.ceil((deadline - service.clock.now()).total_seconds()))
+        console.screen.tick(left, letters)
+        if left == 0:
+            return
+        await asyncio.sleep(1 - (service.clock.now().timestamp() % 1))
+
+
+async def _wait_for_change(console: ConsoleAdapter, finished: asyncio.Event) -> None:
+    waiter = asyncio.ensure_future(finished.wait())
+    console.changed.clear()
+    changed = asyncio.ensure_future(console.changed.wait())
+    await asyncio.wait({waiter, changed}, return_when=asyncio.FIRST_COMPLETED)
+    waiter.cancel()
+    changed.cancel()
+
+
+async def _outcome(
+    service: QuizService, before: StatsView, picked: str | None
+) -> tuple[bool | None, int]:
+    """Right or wrong (None: not answered) and the points, as the core counted
+    them once the question closed."""
+    after = await service.scores.stats_view(CONSOLE_TARGET, LOCAL_USER)
+    if picked is None:
+        return None, 0
+    return after.correct > before.correct, after.points - before.points
+
+
 async def play(
     service: QuizService,
     *,
@@ -36,15 +92,42 @@ async def play(
     tag: str | None,
     source: TextIO | None = None,
     out: TextIO | None = None,
+    start_line: str | None = None,
 ) -> int:
     """A live quiz for the local player; each question closes once answered."""
     # A quiz left running by an interrupted run would block this one: end it
     # quietly, before the console is attached to show it.
     await service.stop(CONSOLE_TARGET)
-    console = ConsoleAdapter(out, surface=service.surface)
+    console = ConsoleAdapter(out, surface=service.surface, single_player=True)
     service.register(console)
     finished = asyncio.Event()
     service.on_quiz_end(lambda target: finished.set() if target == CONSOLE_TARGET else None)
+    try:
+        return await _play(
+            service, console, finished, questions, seconds, bank, tag, source, start_line
+        )
+    except BrokenPipeError:
+        # The reader went away (`play | head -1`): stop drawing, close the quiz.
+        console.screen.closed = True
+        await service.stop(CONSOLE_TARGET)
+        return 0
+
+
+async def _play(
+    service: QuizService,
+    console: ConsoleAdapter,
+    finished: asyncio.Event,
+    questions: int,
+    seconds: int,
+    bank: str | None,
+    tag: str | None,
+    source: TextIO | None,
+    start_line: str | None,
+) -> int:
+    screen = console.screen
+    if start_line:
+        screen.info(start_line)
+    screen.info(say.starting(questions, seconds))
     reply = await service.start(
         CONSOLE_TARGET,
         LOCAL_USER,
@@ -54,44 +137,98 @@ async def play(
         tag=tag,
         expected_players=1,
     )
-    await console.reply_private(Command("start", CONSOLE_TARGET, LOCAL_USER), reply)
     if console.open_question is None and not finished.is_set():
+        screen.note(reply)
         return 1  # the quiz did not start; the reply said why
 
     reader = LineReader(source)
-    answered: set[str] = set()
-    while not finished.is_set():
+    session = Session()
+    input_ended = False
+    while not finished.is_set() or console.open_question is not None:
         question = console.open_question
-        if question is None or question[0] in answered:
-            # Wait for the next question (or the end) before reading more input.
-            waiter = asyncio.ensure_future(finished.wait())
-            console.changed.clear()
-            changed = asyncio.ensure_future(console.changed.wait())
-            await asyncio.wait({waiter, changed}, return_when=asyncio.FIRST_COMPLETED)
-            waiter.cancel()
-            changed.cancel()
+        if question is None:
+            await _wait_for_change(console, finished)
             continue
-        got_line, line = await _next_line_or_change(reader, console)
-        if not got_line:
-            continue
-        if line is None:  # input ended: stop, showing the answer and the scores
+        message_id = question[0]
+        before = await service.scores.stats_view(CONSOLE_TARGET, LOCAL_USER)
+        picked = await _ask(service, console, reader, question, finished)
+        if picked == "":  # input ended: stop, showing the answer
+            input_ended = True
             await service.stop(CONSOLE_TARGET)
+        while message_id not in console.reveals and not finished.is_set():
+            await _wait_for_change(console, finished)
+        reveal = console.reveals.get(message_id)
+        if reveal is None:
             break
-        click = console.click_for(line)
-        if click is None:
-            if line.strip():
-                await console.reply_private(
-                    Command("play", CONSOLE_TARGET, LOCAL_USER),
-                    texts.common.pick_a_letter(list(question[1])),
-                )
-            continue
-        if service.surface.is_answer(click.custom_id):
-            answered.add(question[0])  # other buttons (a hint) leave the question open
-        await console.reply_private(click, await service.handle_click(click))
+        right, points = await _outcome(service, before, picked or None)
+        if right is not None:
+            session.add(right, points)
+        session.shown += 1
+        screen.verdict(right, points, reveal.answer)
+        screen.explanation(reveal.explanation)
+        screen.score(session.points, session.right, session.answered)
+        if input_ended:
+            break
     await finished.wait()
-    stats = await service.stats(CONSOLE_TARGET, LOCAL_USER)
-    await console.reply_private(Command("stats", CONSOLE_TARGET, LOCAL_USER), stats)
+    if session.shown < questions and not input_ended:
+        for message in console.held:  # the quiz ended early: say why
+            screen.message(message)
+    total = await service.scores.stats_view(CONSOLE_TARGET, LOCAL_USER)
+    screen.end_screen(
+        say.end_lines(session.points, session.right, session.answered, session.best_run),
+        [
+            say.all_time(total.answered, total.correct, total.points, total.streak),
+            *([say.review_hint()] if session.right < session.answered else []),
+        ],
+    )
     return 0
+
+
+async def _ask(
+    service: QuizService,
+    console: ConsoleAdapter,
+    reader: LineReader,
+    question: tuple[str, dict[str, str]],
+    finished: asyncio.Event,
+) -> str | None:
+    """Read letters until one answers the open question. The letter answered,
+    None when the question closed unanswered, "" when input ended."""
+    message_id, keys = question
+    letters = list(keys)
+    message = console.question_message
+    deadline = message.deadline if message else None
+    left = max(0, math.ceil((deadline - service.clock.now()).total_seconds())) if deadline else 0
+    console.screen.answer_prompt(left, letters)
+    ticker = (
+        asyncio.create_task(_countdown(console, service, deadline, letters))
+        if deadline and console.screen.live
+        else None
+    )
+    try:
+        while console.open_question is not None and console.open_question[0] == message_id:
+            got_line, line = await _next_line_or_change(reader, console)
+            if not got_line:
+                continue
+            if line is None:
+                return ""
+            click = console.click_for(line)
+            if click is None:
+                if line.strip():
+                    console.hint(texts.common.pick_a_letter(letters))
+                continue
+            reply = await service.handle_click(click)
+            if service.surface.is_answer(click.custom_id) and reply in _locked_in(letters):
+                return line.strip().upper()
+            console.screen.note(reply)  # not counted, or a button that is no answer
+        console.screen.end_of_prompt()
+        return None
+    finally:
+        if ticker is not None:
+            ticker.cancel()
+
+
+def _locked_in(letters: list[str]) -> list[OutMessage]:
+    return [texts.questions.locked_in(slot) for slot in range(len(letters))]
 
 
 async def review(
