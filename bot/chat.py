@@ -54,6 +54,14 @@ class Field:
 
 
 @dataclass(frozen=True)
+class Image:
+    """A picture shown with a message, and what it shows for screen readers."""
+
+    url: str
+    alt: str
+
+
+@dataclass(frozen=True)
 class Attachment:
     """A file that goes with a private reply (an Anki deck)."""
 
@@ -114,6 +122,9 @@ class OutMessage:
     # Set on the answer to a command or click: the adapter opens this form
     # instead of replying (`text` is for a platform that has no forms).
     form: Form | None = None
+    # A bank question's picture (Discord: the embed's image, Slack: an image
+    # block, the terminal: its description and link).
+    image: Image | None = None
 
 
 # Asked with the channel's moderator role/group setting (None when unset):

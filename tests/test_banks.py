@@ -237,6 +237,9 @@ def test_json_schema_describes_the_bank_format() -> None:
         "explanation",
         "tags",
         "difficulty",
+        "hint",
+        "image",
+        "image_alt",
     }
     assert {"id", "prompt", "options", "answer", "explanation"} <= set(item["required"])
     options = item["properties"]["options"]

@@ -368,9 +368,12 @@ async def test_reveal_shows_answer_explanation_distribution_and_first_correct(
         line = rf"^{letter}\b.*\b{count} \({percent}%\)$"
         assert re.search(line, reveal.text, re.MULTILINE), f"{letter}: {reveal.text}"
     assert "4 answers" in reveal.text
-    assert "<@first-right>" in reveal.text
+    assert "First correct: <@first-right>" in reveal.text
     assert "<@early-but-wrong>" not in reveal.text
-    assert "<@second-right>" not in reveal.text
+    # Each member who got it right, with the points this question gave them
+    # (10, plus round(5 × 9/10) and round(5 × 8/10) for speed); nobody else.
+    [points] = [field.value for field in reveal.fields if field.name == "Points"]
+    assert points.splitlines() == ["<@first-right> +14", "<@second-right> +14"]
 
 
 async def test_reveal_of_an_unanswered_question(host: Host) -> None:

@@ -18,6 +18,12 @@ class ChannelInfo:
     delivery_problem: str | None = None
     daily_window_hours: int = 24
     grace_minutes: int = 120
+    mode: str = "compete"  # or "study": no speed points, the explanation at once
+    reading_time: bool = False
+
+    @property
+    def study(self) -> bool:
+        return self.mode == "study"
 
 
 @dataclass(frozen=True)
@@ -51,6 +57,7 @@ class QuizInfo:
     posted: int
     seconds: int
     expected_players: int | None
+    teams: int | None = None
 
     @property
     def total(self) -> int:
@@ -77,6 +84,8 @@ class PostInfo:
     message_id: str | None
     # A live quiz may close a question early once this many members answered.
     expected_players: int | None = None
+    # A team quiz's number of teams (None: no teams).
+    teams: int | None = None
     # Delivery: tries that failed so far, and when to stop trying.
     publish_attempts: int = 0
     publish_by: datetime | None = None
@@ -93,6 +102,30 @@ class NewAnswer:
     correct: bool
     points: int
     at: datetime
+    hinted: bool = False  # the member read the hint first (the points are halved already)
+
+
+@dataclass(frozen=True)
+class MemberPoints:
+    """What one member's answer to a post earned, for the reveal."""
+
+    user_id: str
+    points: int
+    hinted: bool
+
+
+@dataclass(frozen=True)
+class TeamRow:
+    """A team in a team quiz: how many members answered, and their points."""
+
+    team: int
+    members: int
+    points: int
+
+    @property
+    def average(self) -> float:
+        """Points per member who answered, so a bigger team has no edge."""
+        return self.points / self.members if self.members else 0.0
 
 
 @dataclass(frozen=True)

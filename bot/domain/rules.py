@@ -32,6 +32,26 @@ def points_for(correct: bool, *, live: bool, time_left: float, time_limit: float
     return POINTS_CORRECT + round(SPEED_BONUS_MAX * share)
 
 
+def half_points(points: int) -> int:
+    """A right answer after the hint: half its points, rounded down."""
+    return points // 2
+
+
+WORDS_PER_READING_SECOND = 15
+MAX_READING_SECONDS = 60
+
+
+def reading_seconds(*texts: str) -> int:
+    """The time to read added to a question with reading time on: a second per
+    15 words of its prompt and options (whole seconds, rounded down), 60 at most."""
+    words = sum(len(text.split()) for text in texts)
+    return min(words // WORDS_PER_READING_SECOND, MAX_READING_SECONDS)
+
+
+MIN_TEAMS, MAX_TEAMS = 2, 4
+TEAM_HISTORY_DAYS = 30
+
+
 def shuffled_order(option_count: int, rng: random.Random) -> list[int]:
     """A posting's display order: slot i shows the bank's option order[i]."""
     order = list(range(option_count))

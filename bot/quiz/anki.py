@@ -84,12 +84,16 @@ def _write(made: genanki.Package, timestamp: float) -> bytes:
 
 
 def anki_fields(question: Question) -> tuple[str, str, str, str]:
-    """A question's note fields (HTML): prompt, options lettered in bank order,
-    the answer, the explanation."""
+    """A question's note fields (HTML): prompt, options lettered in bank order
+    (a true/false question's just True and False), the answer, the explanation."""
+    right = question.options[question.answer_index]
+    if question.true_false:
+        options = "<br>".join(option.capitalize() for option in question.options)
+        answer = f"<b>{right.capitalize()}</b>"
+        return html.escape(question.prompt), options, answer, html.escape(question.explanation)
     options = "<br>".join(
         f"<b>{LETTERS[index]}.</b> {html.escape(option)}"
         for index, option in enumerate(question.options)
     )
-    right = question.options[question.answer_index]
     answer = f"<b>{question.answer}.</b> {html.escape(right)}"
     return html.escape(question.prompt), options, answer, html.escape(question.explanation)

@@ -1,18 +1,21 @@
 """The click path: check a button click against its post, store the answer
 (group-committed), reply privately, and close a live question early once
-everyone expected has answered."""
+everyone expected has answered. A question's "Hint" button is here too: the
+hint changes what the answer earns."""
 
 from __future__ import annotations
 
 from bot.chat import Interaction, OutMessage
 from bot.domain.records import NewAnswer, PostInfo
-from bot.domain.rules import points_for
+from bot.domain.rules import half_points, points_for
 from bot.quiz import buttons, texts
+from bot.quiz.bank import Question
 from bot.quiz.context import Context
 from bot.quiz.posting import Posting
 from bot.quiz.scores import Scores
 from bot.quiz.study import Study
 from bot.quiz.surface.spec import ButtonRoute, Pressed
+from bot.quiz.teams import Teams
 from bot.storage.answer_writer import AnswerWriter
 
 
@@ -30,48 +33,104 @@ class Answers:
         self.writer = writer
         self.posting = posting
         self.scores = scores
+        self.teams = Teams(ctx)
 
-    async def answer(self, interaction: Interaction, pressed: Pressed) -> OutMessage:
-        post_id, slot = pressed.number("post"), pressed.number("slot")
+    async def _labels(self, post: PostInfo) -> list[str]:
+        question = await self._question(post)
+        if question is None:
+            return [texts.common.letter(slot) for slot in range(len(post.option_order))]
+        return texts.common.slot_labels(question, post.option_order)
+
+    async def _question(self, post: PostInfo) -> Question | None:
+        await self.ctx.questions.ensure([post.question_id])
+        return self.ctx.questions.question(post.question_id)
+
+    async def _open_post(self, interaction: Interaction, post_id: int) -> PostInfo | None:
         post = await self.posting.post(post_id)
         if (
             post is None
             or post.target.platform != interaction.target.platform
             or post.target.channel != interaction.target.channel
-            or slot >= len(post.option_order)
         ):
+            return None
+        return post
+
+    async def answer(self, interaction: Interaction, pressed: Pressed) -> OutMessage:
+        post_id, slot = pressed.number("post"), pressed.number("slot")
+        post = await self._open_post(interaction, post_id)
+        if post is None or slot >= len(post.option_order):
             return texts.questions.unknown_question()
         now = self.ctx.clock.now()
+        labels = await self._labels(post)
         if post.closed_at is not None or now >= post.closes_at:
-            return texts.questions.question_closed(post.correct_slot)
+            return texts.questions.question_closed(labels[post.correct_slot])
 
+        question = await self._question(post)
+        channel = await self.ctx.channels.channel(post.target)
         live = post.kind == "live"
         correct = slot == post.correct_slot
         time_left = (post.closes_at - now).total_seconds()
-        points = points_for(correct, live=live, time_left=time_left, time_limit=post.seconds)
+        # Study mode: the same points however fast (no speed bonus).
+        speed = live and not channel.study
+        points = points_for(correct, live=speed, time_left=time_left, time_limit=post.seconds)
+        # Only a question with a hint can have had it taken: no read otherwise.
+        hinted = bool(question and question.hint) and await self.ctx.repository.answers.hint_taken(
+            post.id, interaction.user_id
+        )
+        if hinted:
+            points = half_points(points)
         stored = await self.writer.record(
-            NewAnswer(post, interaction.user_id, slot, correct, points, now)
+            NewAnswer(post, interaction.user_id, slot, correct, points, now, hinted)
         )
         if not stored:
             earlier = await self.ctx.repository.answers.answer_slot(post.id, interaction.user_id)
             if earlier is not None:
-                return texts.questions.already_answered(earlier)
-            return texts.questions.question_closed(post.correct_slot)
+                return texts.questions.already_answered(labels[earlier])
+            return texts.questions.question_closed(labels[post.correct_slot])
 
+        team_line = ""
         if live and post.quiz_id is not None:
+            team_line = await self.teams.joined(post, interaction.user_id)
             await self._close_when_everyone_answered(post)
-            return texts.questions.locked_in(slot)
-        await self.ctx.questions.ensure([post.question_id])
-        question = self.ctx.questions.question(post.question_id)
+            if not channel.study:
+                return texts.teams.with_team(
+                    texts.questions.locked_in(labels[slot], hinted), team_line
+                )
         explanation = question.explanation if question else ""
         streak = due = None
         if post.kind == "daily":
             # The nudge: a daily answer is a good moment to mention due reviews.
             streak = await self.scores.current_streak(post.channel_id, interaction.user_id)
             due = await self.study.due_count(post.target.platform, interaction.user_id)
-        return texts.questions.daily_feedback(
-            slot, correct, post.correct_slot, explanation, streak, due
+        reply = texts.questions.daily_feedback(
+            labels[slot],
+            correct,
+            labels[post.correct_slot],
+            explanation,
+            streak,
+            due,
+            points=points,
+            hinted=hinted,
         )
+        return texts.teams.with_team(reply, team_line)
+
+    async def hint(self, interaction: Interaction, pressed: Pressed) -> OutMessage:
+        """The question's hint, privately; the member's answer then earns half."""
+        post = await self._open_post(interaction, pressed.number("post"))
+        if post is None:
+            return texts.questions.unknown_question()
+        question = await self._question(post)
+        if question is None or not question.hint:
+            return texts.questions.no_hint()
+        labels = await self._labels(post)
+        if post.closed_at is not None or self.ctx.clock.now() >= post.closes_at:
+            return texts.questions.question_closed(labels[post.correct_slot])
+        answers = self.ctx.repository.answers
+        if await answers.answer_slot(post.id, interaction.user_id) is not None:
+            return texts.questions.hint_after_answer()
+        await answers.take_hint(post.id, interaction.user_id, self.ctx.clock.now())
+        dialect = self.ctx.channels.connections.dialect(post.target)
+        return texts.questions.hint(question.hint, dialect)
 
     async def _close_when_everyone_answered(self, post: PostInfo) -> None:
         if post.expected_players is None:
@@ -81,4 +140,7 @@ class Answers:
             self.ctx.wake()
 
 
-BUTTONS = (ButtonRoute(buttons.ANSWER, Answers, Answers.answer),)
+BUTTONS = (
+    ButtonRoute(buttons.ANSWER, Answers, Answers.answer),
+    ButtonRoute(buttons.HINT, Answers, Answers.hint),
+)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
+from urllib.parse import urlsplit
 
 import yaml
 from pydantic import (
@@ -38,6 +39,9 @@ RESERVED_PREFIX = "community-"
 MAX_PROMPT = 1000
 MAX_OPTION = 300
 MAX_EXPLANATION = 1000
+MAX_HINT = 300
+MAX_IMAGE_ALT = 200
+MAX_IMAGE_URL = 2000
 # A bank of 1,000 questions is about 0.5 MB; anything far bigger is a mistake.
 MAX_BANK_BYTES = 1_000_000
 # Nodes from the root down: a bank needs 5 (bank, questions, question, options, text).
@@ -68,6 +72,15 @@ class Question(BaseModel):
     explanation: Annotated[Text, StringConstraints(max_length=MAX_EXPLANATION)]
     tags: list[Tag] = Field(default_factory=list)
     difficulty: Difficulty = Difficulty.MEDIUM
+    hint: Annotated[Text, StringConstraints(max_length=MAX_HINT)] | None = Field(
+        default=None, description="Shown privately to a member who asks; halves their points"
+    )
+    image: (
+        Annotated[str, StringConstraints(strip_whitespace=True, max_length=MAX_IMAGE_URL)] | None
+    ) = Field(default=None, description="An https:// URL of a picture shown with the question")
+    image_alt: Annotated[Text, StringConstraints(max_length=MAX_IMAGE_ALT)] | None = Field(
+        default=None, description="What the picture shows, for screen readers (required with image)"
+    )
 
     @model_validator(mode="after")
     def _consistent(self) -> Question:
@@ -77,11 +90,30 @@ class Question(BaseModel):
             raise ValueError(
                 f"answer {self.answer} names no option (there are {len(self.options)})"
             )
+        if self.image is not None:
+            if not _is_https_url(self.image):
+                raise ValueError("image must be an https:// URL")
+            if self.image_alt is None:
+                raise ValueError(
+                    "image needs image_alt: what the picture shows, for screen readers"
+                )
+        elif self.image_alt is not None:
+            raise ValueError("image_alt is only for a question with an image")
         return self
+
+    @property
+    def true_false(self) -> bool:
+        """Two options reading True and False (any case): their buttons say so."""
+        return len(self.options) == 2 and {o.casefold() for o in self.options} == {"true", "false"}
 
     @property
     def answer_index(self) -> int:
         return LETTERS.index(self.answer)
+
+
+def _is_https_url(url: str) -> bool:
+    parts = urlsplit(url)
+    return parts.scheme == "https" and bool(parts.netloc) and not any(c.isspace() for c in url)
 
 
 class BankFile(BaseModel):
@@ -383,6 +415,7 @@ def export(catalog: Catalog) -> dict[str, Any]:
                         "explanation": q.explanation,
                         "tags": list(q.tags),
                         "difficulty": q.difficulty.value,
+                        **play_fields(q),
                     }
                     for q in bank.questions
                 ],
@@ -390,3 +423,9 @@ def export(catalog: Catalog) -> dict[str, Any]:
             for bank in catalog.banks.values()
         ]
     }
+
+
+def play_fields(question: Question) -> dict[str, str]:
+    """The optional hint and picture, as the export writes them (left out when unset)."""
+    values = {"hint": question.hint, "image": question.image, "image_alt": question.image_alt}
+    return {key: value for key, value in values.items() if value is not None}

@@ -9,6 +9,9 @@ from bot.quiz.surface.spec import IdKind
 # A letter button under a question: `qm:a:<post>:<slot>`.
 ANSWER = IdKind("qm:a", ("post", "slot"), answer=True)
 
+# A question's "Hint" button: `qm:h:<post>`; the terminal types `?` for it.
+HINT = IdKind("qm:h", ("post",), shortcut="?")
+
 # A review card's letter: `qm:r:<session>:<step>:<slot>`; the session row holds the rest.
 CARD = IdKind("qm:r", ("session", "step", "slot"), answer=True)
 

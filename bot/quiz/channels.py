@@ -120,6 +120,15 @@ class ChannelSettings:
             if switch is None:
                 return texts.common.not_one_of("mentions", "on or off", value)
             channel = await self.update_channel(channel, mentions=switch)
+        elif key == "reading-time":
+            switch = ON_OFF.get(value.lower())
+            if switch is None:
+                return texts.common.not_one_of("reading-time", "on or off", value)
+            channel = await self.update_channel(channel, reading_time=switch)
+        elif key == "mode":
+            if value.lower() not in MODES:
+                return texts.common.not_one_of("mode", " or ".join(MODES), value)
+            channel = await self.update_channel(channel, mode=value.lower())
         elif key == "timezone":
             if not _known_zone(value):
                 return texts.settings.unknown_timezone(value)
@@ -192,7 +201,16 @@ def _known_zone(name: str) -> bool:
 
 
 # The settings a channel has (their descriptions are in texts.settings).
-SETTINGS = ("moderator-role", "mentions", "timezone", "daily-window", "grace")
+SETTINGS = (
+    "moderator-role",
+    "mentions",
+    "timezone",
+    "daily-window",
+    "grace",
+    "mode",
+    "reading-time",
+)
+MODES = ("compete", "study")
 SETTING_ALIASES = {"moderator-group": "moderator-role"}
 
 

@@ -15,10 +15,13 @@ from bot.domain.rules import (
     LEADERBOARD_SIZE,
     MAX_QUESTIONS,
     MAX_SECONDS,
+    MAX_TEAMS,
     MIN_QUESTIONS,
     MIN_SECONDS,
+    MIN_TEAMS,
     as_int,
     in_range,
+    reading_seconds,
     shuffled_order,
 )
 from bot.quiz import texts
@@ -61,9 +64,11 @@ class LiveQuizzes:
         bank: str | None = None,
         tag: str | None = None,
         expected_players: int | None = None,
+        teams: int | str | None = None,
     ) -> OutMessage:
         count = as_int(questions, DEFAULT_QUESTIONS)
         limit = as_int(seconds, DEFAULT_SECONDS)
+        team_count = as_int(teams, 0)
         if count is None:
             return texts.common.not_whole_number("questions", questions)
         if limit is None:
@@ -72,6 +77,8 @@ class LiveQuizzes:
             return texts.common.out_of_range("questions", count, MIN_QUESTIONS, MAX_QUESTIONS)
         if not in_range(limit, MIN_SECONDS, MAX_SECONDS):
             return texts.common.out_of_range("seconds", limit, MIN_SECONDS, MAX_SECONDS)
+        if team_count is None or (team_count and not in_range(team_count, MIN_TEAMS, MAX_TEAMS)):
+            return texts.teams.teams_out_of_range(teams, MIN_TEAMS, MAX_TEAMS)
         if not self.ctx.questions.known_bank(bank):
             return texts.live.unknown_bank(bank or "", self.ctx.questions.bank_names())
         pool = await self.ctx.questions.pool(target, bank, tag)
@@ -92,17 +99,35 @@ class LiveQuizzes:
             started_by=user_id,
             expected_players=expected_players,
             now=self.ctx.clock.now(),
+            teams=team_count or None,
         )
         if quiz is None:
             return texts.live.quiz_already_running()
+        plan = texts.live.QuizPlan(
+            quiz.total,
+            limit,
+            self._reading_times(channel.reading_time, drawn),
+            team_count or None,
+            channel.study,
+        )
         outcome = await self._post_next(quiz, announce_failure=False)
         if outcome is not None and outcome.refused:
             return texts.common.cannot_post(outcome.problem or "refused")
         if channel.delivery_problem is not None:
             await self.ctx.channels.update_channel(channel, delivery_problem=None)
         if outcome is not None and outcome.retrying:
-            return texts.live.quiz_start_delayed(quiz.total, limit, outcome.problem or "no answer")
-        return texts.live.quiz_started(quiz.total, limit)
+            return texts.live.quiz_start_delayed(plan, outcome.problem or "no answer")
+        return texts.live.quiz_started(plan)
+
+    def _reading_times(self, on: bool, question_ids: list[str]) -> list[int] | None:
+        """Each drawn question's seconds to read, when the channel has reading time on."""
+        if not on:
+            return None
+        return [self._reading(question_id) for question_id in question_ids]
+
+    def _reading(self, question_id: str) -> int:
+        question = self.ctx.questions.question(question_id)
+        return 0 if question is None else reading_seconds(question.prompt, *question.options)
 
     async def stop(self, target: Target) -> OutMessage:
         channel = await self.ctx.channels.channel(target)
@@ -166,13 +191,20 @@ class LiveQuizzes:
             return Delivery.refusal(texts.questions.QUIZ_QUESTION_GONE)
         order = shuffled_order(len(question.options), self.ctx.rng)
         now = self.ctx.clock.now()
+        channel = await self.ctx.channels.channel(
+            await self.ctx.channels.target_of(quiz.channel_id)
+        )
+        seconds = quiz.seconds
+        if channel.reading_time:
+            seconds += reading_seconds(question.prompt, *question.options)
         post = await self.ctx.repository.quizzes.post_next(
             quiz.id,
             quiz.posted,
             option_order=order,
             correct_slot=order.index(question.answer_index),
             now=now,
-            closes_at=now + timedelta(seconds=quiz.seconds),
+            closes_at=now + timedelta(seconds=seconds),
+            seconds=seconds,
             publish_by=now + LIVE_PUBLISH_WINDOW,
             publish_lease=now + PUBLISH_LEASE,
         )
@@ -229,12 +261,17 @@ class LiveQuizzes:
 
     async def _post_scoreboard(self, quiz: QuizInfo, target: Target, *, stopped: bool) -> None:
         result = await self.ctx.repository.scores.quiz_result(quiz.id, LEADERBOARD_SIZE)
+        teams = None
+        if quiz.teams:
+            # Kept with the quiz: the team results as the scoreboard shows them.
+            teams = await self.ctx.repository.teams.board(quiz.id, quiz.teams)
+            await self.ctx.repository.teams.keep_results(quiz.id, teams)
         try:
             await self.ctx.channels.announce(
                 target,
                 "the scoreboard",
                 lambda dialect, names: texts.boards.scoreboard(
-                    result, dialect, stopped=stopped, names=names
+                    result, dialect, stopped=stopped, names=names, teams=teams
                 ),
                 [row.user_id for row in result.rows],
             )
@@ -253,6 +290,7 @@ async def _start(live: LiveQuizzes, command: Command) -> OutMessage:
         seconds=args.get("seconds"),
         bank=args.get("bank") or None,
         tag=args.get("tag") or None,
+        teams=args.get("teams") or None,
     )
 
 
@@ -266,12 +304,17 @@ async def _skip(live: LiveQuizzes, command: Command) -> OutMessage:
 
 QUESTIONS = Option("questions", Kind.NUMBER, minimum=MIN_QUESTIONS, maximum=MAX_QUESTIONS)
 SECONDS = Option("seconds", Kind.NUMBER, minimum=MIN_SECONDS, maximum=MAX_SECONDS)
+# Typed as `teams=3` (a number in place would read as questions or seconds); the
+# handler checks the range so `teams=9` gets its one line.
+TEAMS = Option(
+    "teams", Kind.NUMBER, minimum=MIN_TEAMS, maximum=MAX_TEAMS, keyword=True, positional=False
+)
 COMMANDS = (
     CommandSpec(
         "start",
         LiveQuizzes,
         _start,
-        (Variant(("start",), (QUESTIONS, SECONDS, BANK, TAG)),),
+        (Variant(("start",), (QUESTIONS, SECONDS, BANK, TAG, TEAMS)),),
         moderator=True,
     ),
     CommandSpec("stop", LiveQuizzes, _stop, (Variant(("stop",)),), moderator=True),

@@ -232,15 +232,31 @@ class Posting:
             leaders = (
                 await self.scores.streak_leaders(post.channel_id) if post.kind == "daily" else None
             )
+            points = await self.ctx.repository.answers.points(post.id)
+            teams = (
+                await self.ctx.repository.teams.board(post.quiz_id, post.teams)
+                if post.quiz_id is not None and post.teams
+                else None
+            )
             try:
                 names = await self.ctx.channels.names(
-                    post.target, first + [u for u, _ in leaders or []]
+                    post.target,
+                    first
+                    + [u for u, _ in leaders or []]
+                    + [row.user_id for row in points[: texts.questions.POINTS_SHOWN]],
                 )
                 await within_deadline(
                     adapter.edit(
                         MessageRef(post.target, post.message_id),
                         texts.questions.reveal(
-                            view, post.correct_slot, tally, adapter.dialect, names, leaders
+                            view,
+                            post.correct_slot,
+                            tally,
+                            adapter.dialect,
+                            names,
+                            leaders,
+                            points,
+                            teams,
                         ),
                     )
                 )

@@ -21,7 +21,7 @@ from pydantic import ValidationError
 
 from bot.chat import Target
 from bot.clock import Clock
-from bot.quiz.bank import RESERVED_BANK, Bank, Catalog, Question
+from bot.quiz.bank import RESERVED_BANK, Bank, Catalog, Question, play_fields
 from bot.storage.submissions import SubmissionInfo, SubmissionStore, submission_id
 
 log = logging.getLogger(__name__)
@@ -140,6 +140,7 @@ def export_community(rows: Iterable[SubmissionInfo]) -> list[dict[str, Any]]:
                     "explanation": question.explanation,
                     "tags": list(question.tags),
                     "difficulty": question.difficulty.value,
+                    **play_fields(question),
                     "author": row.author_id,
                     "author_name": row.author_name,
                 }

@@ -16,7 +16,7 @@ from functools import partial
 
 from bot.chat import Command, OutMessage, Target
 from bot.domain.records import PostInfo, ScheduleInfo
-from bot.domain.rules import LEADERBOARD_SIZE, Window, shuffled_order, week_key
+from bot.domain.rules import LEADERBOARD_SIZE, Window, reading_seconds, shuffled_order, week_key
 from bot.domain.schedule_rules import (
     DAY_NAMES,
     Rule,
@@ -313,6 +313,7 @@ class Scheduler:
             publish_by=max(publish_by, now),
             publish_lease=now + PUBLISH_LEASE,
             claim=(schedule.id, *claim),
+            reading=self.reading_time if channel.reading_time else None,
         )
         if made is None:
             return  # another process claimed this slot
@@ -322,6 +323,11 @@ class Scheduler:
         if (await self.posting.deliver(made.post, None)).refused:
             # Never seen by anyone: it must not break (or extend) a streak.
             await self.ctx.repository.posts.discard_post(made.post.id)
+
+    def reading_time(self, question_id: str) -> int:
+        """Seconds to read a drawn question (its prompt and options)."""
+        question = self.ctx.questions.question(question_id)
+        return 0 if question is None else reading_seconds(question.prompt, *question.options)
 
     def _layout(self, question_id: str) -> tuple[list[int], int]:
         """A drawn question's shuffled option order and the slot of its answer."""

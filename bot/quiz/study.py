@@ -126,10 +126,10 @@ class Study:
             return texts.study.review_already_answered()
         verdict = texts.study.review_verdict(
             self.ctx.channels.connections.dialect(review.target),
+            question,
+            review.option_order,
             slot,
-            correct,
             review.correct_slot,
-            question.explanation,
         )
         return await self._next_step(review, interaction.target, verdict)
 

@@ -13,12 +13,12 @@ from typing import Any
 from sqlalchemy import Dialect, bindparam, delete, func, select
 from sqlalchemy.dialects import sqlite
 
-from bot.domain.records import NewAnswer, PostInfo, PostTally
+from bot.domain.records import MemberPoints, NewAnswer, PostInfo, PostTally
 from bot.domain.rules import zone_or_utc
 from bot.storage import post_votes, read_models
 from bot.storage.base import Store, rowcount
 from bot.storage.db_thread import in_sqlite_thread
-from bot.storage.models import Answer, Channel, Post
+from bot.storage.models import Answer, Channel, HintTaken, Post
 from bot.storage.prepared import PreparedRows
 
 # Answer transactions in flight at once on PostgreSQL: enough to overlap one
@@ -144,6 +144,34 @@ class AnswerStore(Store):
             )
             return int(found.scalar_one())
 
+    async def take_hint(self, post_id: int, user_id: str, at: datetime) -> None:
+        """Remember that the member read the post's hint (once; a second look is free)."""
+        async with self._sessions.begin() as session:
+            await session.execute(
+                self._insert(HintTaken)
+                .values(post_id=post_id, user_id=user_id, taken_at=at)
+                .on_conflict_do_nothing()
+            )
+
+    async def hint_taken(self, post_id: int, user_id: str) -> bool:
+        async with self._reads() as session:
+            found = await session.execute(
+                select(HintTaken.post_id).where(
+                    HintTaken.post_id == post_id, HintTaken.user_id == user_id
+                )
+            )
+            return found.first() is not None
+
+    async def points(self, post_id: int) -> list[MemberPoints]:
+        """What each member who scored on the post earned, highest first (then
+        quickest), for the reveal."""
+        rows = await self._read_rows(
+            select(Answer.user_id, Answer.points, Answer.hinted)
+            .where(Answer.post_id == post_id, Answer.points > 0)
+            .order_by(Answer.points.desc(), Answer.answered_at, Answer.id)
+        )
+        return [MemberPoints(user, int(points), bool(hinted)) for user, points, hinted in rows]
+
     async def tally(self, post: PostInfo) -> PostTally:
         async with self._reads() as session:
             by_slot = await session.execute(
@@ -216,6 +244,7 @@ class _Batch:
                 "points": row.points,
                 "answered_at": row.at,
                 "latency_ms": max(0, int((row.at - row.post.posted_at).total_seconds() * 1000)),
+                "hinted": row.hinted,
             }
             for index, row in enumerate(self.rows)
             if self.firsts[(row.post.id, row.user_id)] == index
@@ -250,6 +279,7 @@ _ANSWER_COLUMNS = (
     "points",
     "answered_at",
     "latency_ms",
+    "hinted",
 )
 
 # PostgreSQL's one-statement answer batch: the rows come as one array per
@@ -264,13 +294,15 @@ WITH open AS (
     ORDER BY id
     FOR SHARE
 )
-INSERT INTO answers (post_id, channel_id, user_id, slot, correct, points, answered_at, latency_ms)
+INSERT INTO answers (
+    post_id, channel_id, user_id, slot, correct, points, answered_at, latency_ms, hinted
+)
 SELECT new.post_id, new.channel_id, new.user_id, new.slot, new.correct, new.points,
-       new.answered_at, new.latency_ms
+       new.answered_at, new.latency_ms, new.hinted
 FROM unnest(
     $2::integer[], $3::integer[], $4::varchar[], $5::integer[], $6::boolean[],
-    $7::integer[], $8::timestamptz[], $9::integer[]
-) AS new(post_id, channel_id, user_id, slot, correct, points, answered_at, latency_ms)
+    $7::integer[], $8::timestamptz[], $9::integer[], $10::boolean[]
+) AS new(post_id, channel_id, user_id, slot, correct, points, answered_at, latency_ms, hinted)
 JOIN open ON open.id = new.post_id AND new.answered_at < open.closes_at
 ORDER BY new.post_id, new.user_id
 ON CONFLICT (post_id, user_id) DO NOTHING

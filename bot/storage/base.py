@@ -78,10 +78,14 @@ def channel_info(row: Channel) -> ChannelInfo:
         row.delivery_problem,
         row.daily_window_hours,
         row.grace_minutes,
+        row.mode,
+        row.reading_time,
     )
 
 
-def post_info(post: Post, channel: Channel, expected_players: int | None = None) -> PostInfo:
+def post_info(
+    post: Post, channel: Channel, expected_players: int | None = None, teams: int | None = None
+) -> PostInfo:
     return PostInfo(
         id=post.id,
         channel_id=post.channel_id,
@@ -98,6 +102,7 @@ def post_info(post: Post, channel: Channel, expected_players: int | None = None)
         closed_at=post.closed_at,
         message_id=post.message_id,
         expected_players=expected_players,
+        teams=teams,
         publish_attempts=post.publish_attempts or 0,
         publish_by=post.publish_by,
         zone=channel.timezone,
@@ -113,6 +118,7 @@ def quiz_info(quiz: Quiz) -> QuizInfo:
         posted=quiz.posted,
         seconds=quiz.seconds,
         expected_players=quiz.expected_players,
+        teams=quiz.teams,
     )
 
 

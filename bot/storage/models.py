@@ -72,6 +72,11 @@ class Channel(Base):
     daily_window_hours: Mapped[int] = mapped_column(Integer, default=24, server_default="24")
     # How late a scheduled post missed during downtime may still be made.
     grace_minutes: Mapped[int] = mapped_column(Integer, default=120, server_default="120")
+    # "compete" (speed points) or "study" (the same points however fast, the
+    # explanation with the private reply).
+    mode: Mapped[str] = mapped_column(String(16), default="compete", server_default="compete")
+    # On: each question gets a second per 15 words of its text on top (see rules.reading_seconds).
+    reading_time: Mapped[bool] = mapped_column(Boolean, default=False, server_default=text("false"))
     created_at: Mapped[datetime]
 
 
@@ -99,9 +104,25 @@ class Quiz(Base):
     bank: Mapped[str | None] = mapped_column(String(64), default=None)
     tag: Mapped[str | None] = mapped_column(String(40), default=None)
     expected_players: Mapped[int | None] = mapped_column(Integer, default=None)
+    # A team game: how many teams (None: everyone for themselves), and once it
+    # ended, each team's result as the scoreboard showed it.
+    teams: Mapped[int | None] = mapped_column(Integer, default=None)
+    team_results: Mapped[list[dict[str, Any]] | None] = mapped_column(JSON, default=None)
     started_by: Mapped[str] = mapped_column(String(64))
     started_at: Mapped[datetime]
     ended_at: Mapped[datetime | None] = mapped_column(default=None)
+
+
+class QuizTeamMember(Base):
+    """Which team a member plays for in a team quiz (set on their first answer)."""
+
+    __tablename__ = "quiz_team_members"
+
+    quiz_id: Mapped[int] = mapped_column(
+        ForeignKey("quizzes.id", ondelete="CASCADE"), primary_key=True
+    )
+    user_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    team: Mapped[int] = mapped_column(Integer)
 
 
 # A closed post whose answers are not in the review cards yet.
@@ -195,6 +216,20 @@ class Answer(Base):
     points: Mapped[int] = mapped_column(Integer)
     answered_at: Mapped[datetime]
     latency_ms: Mapped[int] = mapped_column(Integer)
+    # The member read the question's hint before answering (half points).
+    hinted: Mapped[bool] = mapped_column(Boolean, default=False, server_default=text("false"))
+
+
+class HintTaken(Base):
+    """A member opened a question's hint; their answer then earns half its points."""
+
+    __tablename__ = "hints_taken"
+
+    post_id: Mapped[int] = mapped_column(
+        ForeignKey("posts.id", ondelete="CASCADE"), primary_key=True
+    )
+    user_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    taken_at: Mapped[datetime]
 
 
 class Schedule(Base):

@@ -27,13 +27,13 @@ class PostStore(Store):
         async with self._reads() as session:
             row = (
                 await session.execute(
-                    select(Post, Channel, Quiz.expected_players)
+                    select(Post, Channel, Quiz.expected_players, Quiz.teams)
                     .join(Channel, Channel.id == Post.channel_id)
                     .outerjoin(Quiz, Quiz.id == Post.quiz_id)
                     .where(Post.id == post_id)
                 )
             ).one_or_none()
-            return post_info(row[0], row[1], row[2]) if row else None
+            return post_info(row[0], row[1], row[2], row[3]) if row else None
 
     async def open_posts(self, quiz_id: int) -> list[int]:
         async with self._reads() as session:

@@ -36,6 +36,7 @@ class QuizStore(Store):
         started_by: str,
         expected_players: int | None,
         now: datetime,
+        teams: int | None = None,
     ) -> QuizInfo | None:
         """The new quiz, or None when the channel already runs one."""
         try:
@@ -49,6 +50,7 @@ class QuizStore(Store):
                     bank=bank,
                     tag=tag,
                     expected_players=expected_players,
+                    teams=teams,
                     started_by=started_by,
                     started_at=now,
                 )
@@ -101,6 +103,7 @@ class QuizStore(Store):
         closes_at: datetime,
         publish_by: datetime,
         publish_lease: datetime,
+        seconds: int | None = None,
     ) -> PostInfo | None:
         """Claim the quiz's next question and create its post in one transaction.
 
@@ -128,7 +131,7 @@ class QuizStore(Store):
                 question_id=quiz.question_ids[expected_posted],
                 option_order=option_order,
                 correct_slot=correct_slot,
-                seconds=quiz.seconds,
+                seconds=quiz.seconds if seconds is None else seconds,
                 posted_at=now,
                 closes_at=closes_at,
                 publish_retry_at=publish_lease,
@@ -142,7 +145,7 @@ class QuizStore(Store):
             )
             await session.flush()
             channel = await session.get_one(Channel, quiz.channel_id)
-            return post_info(post, channel, quiz.expected_players)
+            return post_info(post, channel, quiz.expected_players, quiz.teams)
 
 
 def draw_in(

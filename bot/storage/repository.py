@@ -17,6 +17,7 @@ from bot.storage.quizzes import QuizStore
 from bot.storage.schedules import ScheduleStore
 from bot.storage.scores import ScoreStore
 from bot.storage.submissions import SubmissionStore
+from bot.storage.teams import TeamStore
 
 
 class Repository:
@@ -33,6 +34,7 @@ class Repository:
         self.cards = CardStore(writes, reads, dialect)
         self.submissions = SubmissionStore(writes, reads, dialect)
         self.dashboard = DashboardStore(writes, reads, dialect)
+        self.teams = TeamStore(writes, reads, dialect)
 
     async def forget_member(self, platform: str, user_id: str) -> int:
         """forget-me and `quizmaster forget-user`: the member's answers (their

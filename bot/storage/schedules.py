@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import and_, bindparam, delete, or_, select, update
@@ -133,6 +133,7 @@ class ScheduleStore(Store):
         publish_by: datetime,
         publish_lease: datetime,
         claim: tuple[int, datetime, datetime] | None = None,
+        reading: Callable[[str], int] | None = None,
     ) -> DailyPost | None:
         """Draw the day's question from `pool`, create its post and count it as
         seen, all in one transaction; `layout(question_id)` gives the shuffled
@@ -141,6 +142,7 @@ class ScheduleStore(Store):
         With `claim` (schedule id, due fire time, next fire time), the schedule
         is moved on first, in the same transaction, so a crash can never leave a
         slot claimed without its post; None if another caller claimed it first.
+        `reading(question_id)`: seconds to read added to the drawn question's time.
         The result also names the channel's older daily questions still open
         (today's closes them), saving the sender another round trip."""
         insert_seen = (
@@ -163,15 +165,16 @@ class ScheduleStore(Store):
                     return None
             [question_id] = draw_in(session, channel_id, pool, 1, rng)
             option_order, correct_slot = layout(question_id)
+            closes = closes_at + timedelta(seconds=reading(question_id) if reading else 0)
             post = Post(
                 channel_id=channel_id,
                 kind="daily",
                 question_id=question_id,
                 option_order=option_order,
                 correct_slot=correct_slot,
-                seconds=int((closes_at - now).total_seconds()),
+                seconds=int((closes - now).total_seconds()),
                 posted_at=now,
-                closes_at=closes_at,
+                closes_at=closes,
                 publish_retry_at=publish_lease,
                 publish_by=publish_by,
             )

@@ -16,6 +16,7 @@ from rich.text import Text
 
 from bot.adapters.console import texts as say
 from bot.chat import OutMessage
+from bot.quiz import texts
 
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
 _SAVE, _UP, _ERASE, _RESTORE = "\x1b7", "\x1b[1A\r", "\x1b[K", "\x1b8"
@@ -82,6 +83,7 @@ class Screen:
             self.title(message.title)
         if message.body:
             self.body(message.body)
+        self.picture(message)
         for field in message.fields:
             self.field(field.name, field.value)
         if message.footer:
@@ -109,6 +111,12 @@ class Screen:
         if message.title:
             self.title(message.title)
         self.body(message.body or message.text)
+        self.picture(message)
+
+    def picture(self, message: OutMessage) -> None:
+        """A terminal shows no pictures: their description and link instead."""
+        if message.image is not None:
+            self.body(texts.questions.picture_line(message.image))
 
     def answer_prompt(self, seconds_left: int, letters: Sequence[str]) -> None:
         if self.live:

@@ -14,7 +14,14 @@ from zoneinfo import available_timezones
 import discord
 from discord import app_commands
 
-from bot.domain.rules import MAX_QUESTIONS, MAX_SECONDS, MIN_QUESTIONS, MIN_SECONDS
+from bot.domain.rules import (
+    MAX_QUESTIONS,
+    MAX_SECONDS,
+    MAX_TEAMS,
+    MIN_QUESTIONS,
+    MIN_SECONDS,
+    MIN_TEAMS,
+)
 from bot.domain.spaced_repetition import MAX_REVIEW_COUNT, MIN_REVIEW_COUNT
 from bot.quiz.bank import Catalog
 from bot.quiz.questions import COMMUNITY_BANK
@@ -70,6 +77,7 @@ def quiz_group(run: Runner, catalog: Callable[[], Catalog]) -> app_commands.Grou
         seconds=OPTIONS["seconds"],
         bank=OPTIONS["bank"],
         tag=OPTIONS["tag"],
+        teams=OPTIONS["teams"],
     )
     @app_commands.autocomplete(bank=banks, tag=tags)
     async def start(
@@ -78,8 +86,15 @@ def quiz_group(run: Runner, catalog: Callable[[], Catalog]) -> app_commands.Grou
         seconds: app_commands.Range[int, MIN_SECONDS, MAX_SECONDS] | None = None,
         bank: str | None = None,
         tag: str | None = None,
+        teams: app_commands.Range[int, MIN_TEAMS, MAX_TEAMS] | None = None,
     ) -> None:
-        given = {"questions": questions, "seconds": seconds, "bank": bank, "tag": tag}
+        given = {
+            "questions": questions,
+            "seconds": seconds,
+            "bank": bank,
+            "tag": tag,
+            "teams": teams,
+        }
         await run(interaction, "start", {k: str(v) for k, v in given.items() if v is not None})
 
     @quiz.command(name="stop", description=COMMANDS["stop"])
@@ -158,7 +173,15 @@ def quiz_group(run: Runner, catalog: Callable[[], Catalog]) -> app_commands.Grou
     )
     async def set_(
         interaction: discord.Interaction[Any],
-        setting: Literal["moderator-role", "mentions", "timezone", "daily-window", "grace"],
+        setting: Literal[
+            "moderator-role",
+            "mentions",
+            "timezone",
+            "daily-window",
+            "grace",
+            "mode",
+            "reading-time",
+        ],
         value: str,
     ) -> None:
         await run(interaction, "config", {"key": setting, "value": value})

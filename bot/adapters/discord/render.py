@@ -62,6 +62,9 @@ def _cut(text: str, limit: int) -> str:
 
 def embed(message: OutMessage) -> discord.Embed:
     description = message.body or message.text
+    if message.image is not None:
+        # Embed images take no alt text: what the picture shows goes under the text.
+        description = f"{description}\n\n🖼️ {message.image.alt}"
     if message.deadline is not None:
         closes = texts.questions.closes(message.deadline, DISCORD_DIALECT)
         description = f"{description}\n\n{closes}"
@@ -77,6 +80,8 @@ def embed(message: OutMessage) -> discord.Embed:
         )
     if message.footer:
         made.set_footer(text=message.footer)
+    if message.image is not None:
+        made.set_image(url=message.image.url)
     return made
 
 
@@ -89,7 +94,9 @@ def view(message: OutMessage) -> discord.ui.View | None:
 def payload(message: OutMessage) -> dict[str, Any]:
     """Keyword arguments for send/edit: rich messages as an embed, short
     private replies as plain content. Mentions never ping."""
-    rich = bool(message.title or message.fields or message.buttons or message.deadline)
+    rich = bool(
+        message.title or message.fields or message.buttons or message.deadline or message.image
+    )
     kwargs: dict[str, Any] = {"allowed_mentions": discord.AllowedMentions.none()}
     if rich:
         kwargs["embed"] = embed(message)

@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 from bot.adapters.slack.dialect import SLACK_DIALECT
-from bot.chat import Button, ButtonStyle, Form, FormField, OutMessage
+from bot.chat import Button, ButtonStyle, Form, FormField, Image, OutMessage
 from bot.quiz import texts
 
 Block = dict[str, Any]
@@ -79,6 +79,18 @@ def _button(button: Button) -> Block:
     return element
 
 
+IMAGE_ALT_LIMIT = 2000
+
+
+def _image(image: Image) -> Block:
+    """A picture with its description for screen readers (Slack's `alt_text`)."""
+    return {
+        "type": "image",
+        "image_url": image.url,
+        "alt_text": _cut(plain(image.alt), IMAGE_ALT_LIMIT),
+    }
+
+
 def blocks(message: OutMessage) -> list[Block]:
     made: list[Block] = []
     if message.title:
@@ -86,6 +98,8 @@ def blocks(message: OutMessage) -> list[Block]:
         made.append({"type": "header", "text": {"type": "plain_text", "text": title}})
     if message.body:
         made.append(_section(message.body))
+    if message.image is not None:
+        made.append(_image(message.image))
     for field in message.fields:
         made.append(_section(f"**{field.name}**\n{field.value}"))
     context = []

@@ -80,6 +80,12 @@ def _question(entry: Entry, question_id: str, default_explanation: str) -> dict[
     }
     if entry.difficulty is not None:
         raw["difficulty"] = entry.difficulty
+    if entry.hint and entry.hint.strip():
+        raw["hint"] = clean_text(entry.hint)
+    if entry.image is not None or entry.image_alt is not None:
+        # Checked by the schema: an https URL, with its alt text.
+        raw["image"] = entry.image
+        raw["image_alt"] = clean_line(entry.image_alt) if entry.image_alt else None
     return raw
 
 
@@ -120,7 +126,7 @@ def build_bank(
             skipped.append(Skipped(entry.where, f"the same question as {seen[key]}"))
             continue
         seen[key] = entry.where
-        kept.append((entry, question.model_dump(mode="json")))
+        kept.append((entry, question.model_dump(mode="json", exclude_none=True)))
     skipped.sort(key=_order)
     if not kept:
         return ImportResult(None, "", skipped, parsed.notes)

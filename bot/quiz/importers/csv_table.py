@@ -4,7 +4,7 @@
 
 `answer` is the letter of its option column; an empty option cell is no option
 (so the letter still names the column). `tags` are separated by `;` or spaces.
-`difficulty` may be given too. The delimiter is whichever of `, ; tab` the
+`difficulty` and a `hint` may be given too. The delimiter is whichever of `, ; tab` the
 header uses most, for spreadsheets that save with semicolons.
 """
 
@@ -18,7 +18,7 @@ from bot.quiz.importers.result import Entry, ImportFailed, Parsed, Skipped
 
 OPTION_COLUMNS = [f"option_{letter}" for letter in "abcde"]
 REQUIRED = ("prompt", "option_a", "option_b", "answer")
-KNOWN = {"prompt", *OPTION_COLUMNS, "answer", "explanation", "tags", "difficulty"}
+KNOWN = {"prompt", *OPTION_COLUMNS, "answer", "explanation", "tags", "difficulty", "hint"}
 
 
 def _delimiter(header: str) -> str:
@@ -43,6 +43,7 @@ def _entry(where: str, row: dict[str, str]) -> Entry | Skipped:
         explanation=row.get("explanation", ""),
         tags=[t for t in re.split(r"[;\s]+", row.get("tags", "")) if t],
         difficulty=difficulty,
+        hint=row.get("hint") or None,
     )
 
 

@@ -1,5 +1,6 @@
 """Our own `quizmaster questions export --format json`, so an export can come back
-as a bank: prompts, options, answers, explanations, tags and difficulty are kept."""
+as a bank: prompts, options, answers, explanations, tags, difficulty, hints and
+pictures are kept."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ def _entry(where: str, item: Any) -> Entry | Skipped:
     explanation = item.get("explanation")
     tags = item.get("tags")
     difficulty = item.get("difficulty")
+    hint, image, image_alt = (_text(item.get(key)) for key in ("hint", "image", "image_alt"))
     return Entry(
         where,
         prompt,
@@ -30,7 +32,14 @@ def _entry(where: str, item: Any) -> Entry | Skipped:
         explanation=explanation if isinstance(explanation, str) else "",
         tags=[t for t in tags if isinstance(t, str)] if isinstance(tags, list) else [],
         difficulty=difficulty if isinstance(difficulty, str) else None,
+        hint=hint,
+        image=image,
+        image_alt=image_alt,
     )
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 def parse(text: str, source: str) -> Parsed:

@@ -28,6 +28,10 @@ class Entry:
     explanation: str = ""
     tags: Sequence[str] = ()
     difficulty: str | None = None  # None: the bank's default
+    # Only formats that carry them (our own JSON export, a CSV `hint` column).
+    hint: str | None = None
+    image: str | None = None
+    image_alt: str | None = None
 
 
 @dataclass(frozen=True)

@@ -148,7 +148,12 @@ def _keyword(option: Option) -> str:
 
 
 def _refusal(variant: Variant, args: dict[str, str], word: str) -> str:
-    left = [option for option in variant.options if option.key not in args]
+    # A keyword-only option (`teams=3`) never takes a bare word.
+    left = [
+        option
+        for option in variant.options
+        if option.key not in args and (option.positional or _identified_by_shape(option))
+    ]
     if not left:
         return usage.unexpected(word, variant.synopsis())
     if all(option.kind is Kind.MEMBER for option in left):

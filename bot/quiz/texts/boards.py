@@ -8,12 +8,13 @@ from datetime import date, timedelta
 
 from bot.chat import Field, OutMessage
 from bot.dialect import Dialect
-from bot.domain.records import QuizResult, RankRow
+from bot.domain.records import QuizResult, RankRow, TeamRow
 from bot.domain.rules import (
     Period,
     Scope,
 )
 from bot.quiz.texts.common import days, percent, private, reviews_due_line, streak_lines
+from bot.quiz.texts.teams import board_lines
 
 
 def _rank_lines(
@@ -36,7 +37,9 @@ def scoreboard(
     *,
     stopped: bool,
     names: Mapping[str, str] | None = None,
+    teams: Sequence[TeamRow] | None = None,
 ) -> OutMessage:
+    """The end of a live quiz; a team quiz's team board beside the individual one."""
     title = "Quiz stopped: final scores" if stopped else "Quiz over: final scores"
     if not result.participants:
         body = "Nobody answered this time."
@@ -45,6 +48,14 @@ def scoreboard(
         people = "1 player" if result.participants == 1 else f"{result.participants} players"
         ranks = _rank_lines(result.rows, dialect, names)
         body = f"{ranks}\n\n{people} · {accuracy}% of answers correct"
+    if teams:
+        board = board_lines(teams)
+        return OutMessage(
+            text=f"{title}\n{body}\nTeams:\n{board}",
+            title=title,
+            body=body,
+            fields=(Field("Teams", board),),
+        )
     return OutMessage(text=f"{title}\n{body}", title=title, body=body)
 
 

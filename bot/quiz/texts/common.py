@@ -6,11 +6,18 @@ from collections.abc import Mapping, Sequence
 
 from bot.chat import OutMessage
 from bot.dialect import Dialect
-from bot.quiz.bank import LETTERS
+from bot.quiz.bank import LETTERS, Question
 
 
 def letter(slot: int) -> str:
     return LETTERS[slot]
+
+
+def slot_labels(question: Question, option_order: Sequence[int]) -> list[str]:
+    """What each slot's button says: its letter, or True/False for a true/false question."""
+    if question.true_false:
+        return [question.options[index].capitalize() for index in option_order]
+    return [letter(slot) for slot in range(len(option_order))]
 
 
 def days(count: int) -> str:

@@ -3,14 +3,43 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from bot.chat import OutMessage
+from bot.domain.rules import MAX_READING_SECONDS, WORDS_PER_READING_SECOND
 from bot.quiz.texts.common import private
+from bot.quiz.texts.teams import TEAM_RULE
 
 
-def quiz_started(total: int, seconds: int) -> OutMessage:
-    noun = "question" if total == 1 else "questions"
-    return private(f"Starting a quiz: {total} {noun}, {seconds} seconds each.")
+@dataclass(frozen=True)
+class QuizPlan:
+    """What `/quiz start` tells the moderator about the quiz it started."""
+
+    total: int
+    seconds: int
+    reading: Sequence[int] | None  # each question's seconds to read, when reading time is on
+    teams: int | None
+    study: bool
+
+
+def _plan_text(plan: QuizPlan) -> str:
+    noun = "question" if plan.total == 1 else "questions"
+    text = f"Starting a quiz: {plan.total} {noun}, {plan.seconds} seconds each."
+    if plan.reading is not None:
+        times = ", ".join(f"{plan.seconds + extra} s" for extra in plan.reading)
+        text += (
+            f" Reading time is on (a second more per {WORDS_PER_READING_SECOND} words, up to "
+            f"{MAX_READING_SECONDS} s): the questions get {times}."
+        )
+    if plan.study:
+        text += " Study mode: no speed points, and each answer's reply explains it at once."
+    if plan.teams:
+        text += f" Team game, {plan.teams} teams. {TEAM_RULE}"
+    return text
+
+
+def quiz_started(plan: QuizPlan) -> OutMessage:
+    return private(_plan_text(plan))
 
 
 def quiz_already_running() -> OutMessage:
@@ -40,10 +69,9 @@ def question_skipped() -> OutMessage:
     return private("Skipped: revealing the answer now.")
 
 
-def quiz_start_delayed(total: int, seconds: int, problem: str) -> OutMessage:
-    noun = "question" if total == 1 else "questions"
+def quiz_start_delayed(plan: QuizPlan, problem: str) -> OutMessage:
     return private(
-        f"Starting a quiz: {total} {noun}, {seconds} seconds each. The platform did not take "
+        f"{_plan_text(plan)} The platform did not take "
         f"the first question yet ({problem}); I'm trying again for about a minute."
     )
 

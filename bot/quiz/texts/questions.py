@@ -7,12 +7,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
 
-from bot.chat import Button, ButtonStyle, Field, OutMessage
+from bot.chat import Button, ButtonStyle, Field, Image, OutMessage
 from bot.dialect import Dialect
-from bot.domain.records import PostTally
+from bot.domain.records import MemberPoints, PostTally, TeamRow
 from bot.quiz.bank import Question
-from bot.quiz.buttons import answer_custom_id
-from bot.quiz.texts.common import letter, private, reviews_due_line, streak_lines
+from bot.quiz.buttons import HINT, answer_custom_id
+from bot.quiz.texts.common import private, reviews_due_line, slot_labels, streak_lines
+from bot.quiz.texts.teams import board_lines
 
 BAR_WIDTH = 10
 
@@ -33,6 +34,10 @@ class QuestionView:
     def option(self, slot: int) -> str:
         return self.question.options[self.option_order[slot]]
 
+    def label(self, slot: int) -> str:
+        """The slot's button: its letter, or True/False."""
+        return slot_labels(self.question, self.option_order)[slot]
+
     @property
     def heading(self) -> str:
         if self.sequence is not None and self.total is not None:
@@ -40,11 +45,19 @@ class QuestionView:
         return f"{self.bank_title} · Question of the day"
 
 
+def _option_line(view: QuestionView, dialect: Dialect, slot: int, *, bold: bool = True) -> str:
+    """`**A.** text`, or just `**True**` where the button says the option itself."""
+    if view.question.true_false:
+        return f"**{view.label(slot)}**" if bold else view.label(slot)
+    text = dialect.escape_text(view.option(slot))
+    return f"**{view.label(slot)}.** {text}" if bold else f"{view.label(slot)}. {text}"
+
+
 def _options_text(view: QuestionView, dialect: Dialect, marks: Sequence[str] | None = None) -> str:
     lines = []
     for slot in range(len(view.option_order)):
         mark = marks[slot] if marks else ""
-        lines.append(f"{mark}**{letter(slot)}.** {dialect.escape_text(view.option(slot))}")
+        lines.append(f"{mark}{_option_line(view, dialect, slot)}")
     return "\n".join(lines)
 
 
@@ -53,21 +66,39 @@ def question(view: QuestionView, dialect: Dialect) -> OutMessage:
     prompt = dialect.escape_text(view.question.prompt)
     body = f"{prompt}\n\n{_options_text(view, dialect)}"
     buttons = tuple(
-        Button(answer_custom_id(view.post_id, slot), letter(slot))
+        Button(answer_custom_id(view.post_id, slot), view.label(slot))
         for slot in range(len(view.option_order))
     )
+    if view.question.hint:
+        buttons += (Button(HINT.id(view.post_id), HINT_LABEL),)
     plain_options = "\n".join(
-        f"{letter(slot)}. {dialect.escape_text(view.option(slot))}"
-        for slot in range(len(view.option_order))
+        _option_line(view, dialect, slot, bold=False) for slot in range(len(view.option_order))
     )
+    image = _image(view.question, dialect)
+    picture = f"\n{picture_line(image)}" if image else ""
     return OutMessage(
-        text=f"{heading}\n{prompt}\n{plain_options}",
+        text=f"{heading}\n{prompt}\n{plain_options}{picture}",
         title=heading,
         body=body,
         buttons=buttons,
         footer=_question_footer(view),
         deadline=view.closes_at,
+        image=image,
     )
+
+
+HINT_LABEL = "Hint"
+
+
+def _image(question: Question, dialect: Dialect) -> Image | None:
+    if question.image is None or question.image_alt is None:
+        return None
+    return Image(question.image, dialect.escape_text(question.image_alt))
+
+
+def picture_line(image: Image) -> str:
+    """The picture where none can be shown (the terminal, notifications)."""
+    return f"Picture: {image.alt} ({image.url})"
 
 
 def _question_footer(view: QuestionView) -> str:
@@ -92,7 +123,7 @@ def distribution(view: QuestionView, tally: PostTally) -> str:
     lines = []
     for slot, count in enumerate(tally.counts):
         percent = round(100 * count / tally.total) if tally.total else 0
-        lines.append(f"{letter(slot)} {_bar(count, tally.total)} {count} ({percent}%)")
+        lines.append(f"{view.label(slot)} {_bar(count, tally.total)} {count} ({percent}%)")
     return "\n".join(lines)
 
 
@@ -103,14 +134,17 @@ def reveal(
     dialect: Dialect,
     names: Mapping[str, str] | None = None,
     streak_leaders: Sequence[tuple[str, int]] | None = None,
+    points: Sequence[MemberPoints] = (),
+    teams: Sequence[TeamRow] | None = None,
 ) -> OutMessage:
     """The closed question; a daily one (`streak_leaders` given) also shows
-    who has the longest daily streaks now."""
+    who has the longest daily streaks now. `points`: what each member who got
+    it right earned, highest first (speed points, halved after a hint)."""
     marks = ["✅ " if slot == correct_slot else "▫️ " for slot in range(len(view.option_order))]
     heading = dialect.escape_text(view.heading)
     prompt = dialect.escape_text(view.question.prompt)
     explanation = dialect.escape_text(view.question.explanation)
-    answer = f"{letter(correct_slot)}. {dialect.escape_text(view.option(correct_slot))}"
+    answer = _option_line(view, dialect, correct_slot, bold=False)
     answers = "1 answer" if tally.total == 1 else f"{tally.total} answers"
     first = (
         f"First correct: {dialect.mention(tally.first_correct_user, names)}"
@@ -120,7 +154,7 @@ def reveal(
     buttons = tuple(
         Button(
             answer_custom_id(view.post_id, slot),
-            letter(slot),
+            view.label(slot),
             ButtonStyle.SUCCESS if slot == correct_slot else ButtonStyle.NEUTRAL,
             disabled=True,
         )
@@ -136,6 +170,14 @@ def reveal(
         f"{heading} (closed)\n{prompt}\nAnswer: {answer}\n"
         f"{explanation}\n{distribution(view, tally)}\n{answers}. {first}"
     )
+    if points:
+        points_text = points_lines(points, dialect, names)
+        fields.append(Field("Points", points_text))
+        text += f"\nPoints:\n{points_text}"
+    if teams:
+        team_text = board_lines(teams)
+        fields.append(Field("Teams so far", team_text))
+        text += f"\nTeams so far:\n{team_text}"
     if streak_leaders is not None:
         streak_text = streak_lines(streak_leaders, dialect, names)
         fields.append(Field("Daily streaks", streak_text))
@@ -149,23 +191,48 @@ def reveal(
     )
 
 
+POINTS_SHOWN = 10
+
+
+def points_lines(
+    points: Sequence[MemberPoints], dialect: Dialect, names: Mapping[str, str] | None
+) -> str:
+    lines = [
+        f"{dialect.mention(row.user_id, names)} +{row.points}"
+        + (" (took the hint: half points)" if row.hinted else "")
+        for row in points[:POINTS_SHOWN]
+    ]
+    if len(points) > POINTS_SHOWN:
+        lines.append(f"…and {len(points) - POINTS_SHOWN} more")
+    return "\n".join(lines)
+
+
 @cache  # the same few replies for every click of a burst: built once each
-def locked_in(slot: int) -> OutMessage:
-    return private(f"Locked in {letter(slot)}. The answer is revealed when the question closes.")
+def locked_in(label: str, hinted: bool = False) -> OutMessage:
+    after = " You took the hint, so a right answer earns half its points." if hinted else ""
+    return private(f"Locked in {label}. The answer is revealed when the question closes.{after}")
 
 
 def daily_feedback(
-    slot: int,
+    chosen: str,
     correct: bool,
-    correct_slot: int,
+    right: str,
     explanation: str,
     streak: int | None = None,
     reviews_due: int | None = None,
+    *,
+    points: int | None = None,
+    hinted: bool = False,
 ) -> OutMessage:
-    """The private reply to a click on an open (non-live) question; `streak` is
-    the member's daily streak in the channel after this answer, `reviews_due`
-    how many of their review cards are due."""
-    text = verdict(slot, correct, correct_slot, explanation)
+    """The private reply to a click on an open question (a daily one, or any in
+    study mode), with the labels of the chosen and the right option; `streak`
+    is the member's daily streak in the channel after this answer,
+    `reviews_due` how many of their review cards are due, `points` what the
+    answer earned when that is known now."""
+    text = verdict(chosen, correct, right, explanation)
+    if correct and points is not None:
+        half = " (half points: you took the hint)" if hinted else ""
+        text += f"\n+{points} points{half}"
     if correct and streak:
         text += f"\n🔥 {streak}-day streak"
     if not correct and streak is not None:
@@ -175,20 +242,35 @@ def daily_feedback(
     return private(text)
 
 
-def verdict(slot: int, correct: bool, correct_slot: int, explanation: str) -> str:
+def verdict(chosen: str, correct: bool, right: str, explanation: str) -> str:
     if correct:
-        return f"✅ {letter(slot)} is right! {explanation}"
-    return f"❌ {letter(slot)} is not it: the answer is {letter(correct_slot)}. {explanation}"
+        return f"✅ {chosen} is right! {explanation}"
+    return f"❌ {chosen} is not it: the answer is {right}. {explanation}"
 
 
-def already_answered(slot: int | None) -> OutMessage:
-    if slot is None:
+def already_answered(label: str | None) -> OutMessage:
+    if label is None:
         return private("You have already answered this question.")
-    return private(f"You already answered {letter(slot)}: the first click counts.")
+    return private(f"You already answered {label}: the first click counts.")
 
 
-def question_closed(correct_slot: int) -> OutMessage:
-    return private(f"This question has closed; the answer was {letter(correct_slot)}.")
+def question_closed(right: str) -> OutMessage:
+    return private(f"This question has closed; the answer was {right}.")
+
+
+def hint(text: str, dialect: Dialect) -> OutMessage:
+    """The hint, privately; the answer it precedes earns half its points."""
+    return private(
+        f"💡 Hint: {dialect.escape_text(text)}\nA right answer now earns half its points."
+    )
+
+
+def no_hint() -> OutMessage:
+    return private("This question has no hint.")
+
+
+def hint_after_answer() -> OutMessage:
+    return private("You have already answered this question, so the hint would not help now.")
 
 
 def unknown_question() -> OutMessage:

@@ -11,8 +11,10 @@ from bot.domain.records import ChannelInfo
 from bot.domain.rules import (
     MAX_DAILY_WINDOW_HOURS,
     MAX_GRACE_MINUTES,
+    MAX_READING_SECONDS,
     MIN_DAILY_WINDOW_HOURS,
     MIN_GRACE_MINUTES,
+    WORDS_PER_READING_SECOND,
 )
 from bot.quiz.texts.common import private
 
@@ -26,6 +28,10 @@ CONFIG_KEYS = {
     f"({MIN_DAILY_WINDOW_HOURS}–{MAX_DAILY_WINDOW_HOURS}, default 24)",
     "grace": f"minutes a scheduled post missed while the bot was down may still be made "
     f"({MIN_GRACE_MINUTES}–{MAX_GRACE_MINUTES}, default 120)",
+    "mode": "`compete` (default: speed points) or `study` (the same points however fast, "
+    "and the explanation with your private reply at once)",
+    "reading-time": f"`on` or `off` (default): each question gets a second more per "
+    f"{WORDS_PER_READING_SECOND} words of its prompt and options, up to {MAX_READING_SECONDS} s",
 }
 
 
@@ -36,6 +42,8 @@ def channel_settings(channel: ChannelInfo) -> OutMessage:
         f"Time zone: {channel.timezone}",
         f"Daily question open for: {channel.daily_window_hours} h at most",
         f"Grace for missed posts: {channel.grace_minutes} min",
+        f"Mode: {channel.mode}",
+        f"Reading time: {'on' if channel.reading_time else 'off'}",
     ]
     if channel.delivery_problem:
         lines.append(

@@ -10,7 +10,7 @@ from bot.chat import Attachment, Button, OutMessage
 from bot.dialect import Dialect
 from bot.quiz.bank import Question
 from bot.quiz.buttons import card_custom_id
-from bot.quiz.texts.common import letter, private
+from bot.quiz.texts.common import private, slot_labels
 from bot.quiz.texts.questions import verdict
 
 
@@ -30,6 +30,16 @@ class ReviewCardView:
     def option(self, slot: int) -> str:
         return self.question.options[self.option_order[slot]]
 
+    def label(self, slot: int) -> str:
+        return slot_labels(self.question, self.option_order)[slot]
+
+    def line(self, slot: int, dialect: Dialect, *, bold: bool) -> str:
+        """`**A.** text`, or just `**True**` for a true/false card."""
+        if self.question.true_false:
+            return f"**{self.label(slot)}**" if bold else self.label(slot)
+        text = dialect.escape_text(self.option(slot))
+        return f"**{self.label(slot)}.** {text}" if bold else f"{self.label(slot)}. {text}"
+
 
 def review_time(local: datetime) -> str:
     """A review time in the channel's zone: `Thu 03 Dec 09:00`."""
@@ -41,15 +51,13 @@ def study_card(view: ReviewCardView, dialect: Dialect, before: str = "") -> OutM
     title = dialect.escape_text(f"Review · {view.bank_title}")
     prompt = dialect.escape_text(view.question.prompt)
     slots = range(len(view.option_order))
-    options = "\n".join(
-        f"**{letter(slot)}.** {dialect.escape_text(view.option(slot))}" for slot in slots
-    )
+    options = "\n".join(view.line(slot, dialect, bold=True) for slot in slots)
     lead = f"{before}\n\n" if before else ""
     body = f"{lead}{prompt}\n\n{options}"
     buttons = tuple(
-        Button(card_custom_id(view.session_id, view.step, slot), letter(slot)) for slot in slots
+        Button(card_custom_id(view.session_id, view.step, slot), view.label(slot)) for slot in slots
     )
-    plain = "\n".join(f"{letter(slot)}. {dialect.escape_text(view.option(slot))}" for slot in slots)
+    plain = "\n".join(view.line(slot, dialect, bold=False) for slot in slots)
     footer = (
         f"Card {view.number} of at most {view.limit} · {view.due} due · "
         "only you see this; it does not change points or streaks"
@@ -59,9 +67,16 @@ def study_card(view: ReviewCardView, dialect: Dialect, before: str = "") -> OutM
 
 
 def review_verdict(
-    dialect: Dialect, slot: int, correct: bool, correct_slot: int, explanation: str
+    dialect: Dialect,
+    question: Question,
+    option_order: Sequence[int],
+    slot: int,
+    correct_slot: int,
 ) -> str:
-    return verdict(slot, correct, correct_slot, dialect.escape_text(explanation))
+    labels = slot_labels(question, option_order)
+    correct = slot == correct_slot
+    explanation = dialect.escape_text(question.explanation)
+    return verdict(labels[slot], correct, labels[correct_slot], explanation)
 
 
 def review_done(before: str, reviewed: int, next_review: str | None) -> OutMessage:

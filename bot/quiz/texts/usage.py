@@ -7,9 +7,15 @@ from typing import TYPE_CHECKING
 from bot.chat import OutMessage
 from bot.domain.rules import (
     MAX_QUESTIONS,
+    MAX_READING_SECONDS,
     MAX_SECONDS,
+    MAX_TEAMS,
     MIN_QUESTIONS,
     MIN_SECONDS,
+    MIN_TEAMS,
+    POINTS_CORRECT,
+    SPEED_BONUS_MAX,
+    WORDS_PER_READING_SECOND,
 )
 from bot.quiz.texts.common import private
 
@@ -38,7 +44,8 @@ def usage_error(problem: str, surface: Surface | None = None) -> OutMessage:
 # One line of help per way to type a command, after its shape.
 HELP_LINES = {
     "start": f"a live quiz (moderators; {MIN_QUESTIONS}–{MAX_QUESTIONS} questions, "
-    f"{MIN_SECONDS}–{MAX_SECONDS} seconds each)",
+    f"{MIN_SECONDS}–{MAX_SECONDS} seconds each; `teams={MIN_TEAMS}`–`{MAX_TEAMS}` "
+    "for a team game, teams balanced by the last 30 days' points)",
     "stop": "end the quiz now and post the scores (moderators)",
     "skip": "reveal the open question now (moderators)",
     "leaderboard": "the top ten",
@@ -48,7 +55,8 @@ HELP_LINES = {
     "forget-me": "delete your answers, stats, review cards and submissions",
     "config show": "this channel's settings (moderators)",
     "config set": "change a channel setting (moderators): "
-    "moderator-role, mentions on|off, timezone, daily-window, grace",
+    "moderator-role, mentions on|off, timezone, daily-window, grace, "
+    "mode compete|study, reading-time on|off",
     "schedule daily": "a daily question here (moderators), "
     "e.g. `daily 09:00 Europe/Berlin mon-fri`",
     "schedule leaderboard": "a weekly leaderboard post (moderators)",
@@ -77,12 +85,35 @@ def help_text(surface: Surface | None = None) -> str:
     lines = ["**Quizmaster** runs multiple-choice quizzes in this channel."]
     for _, variant in _surface(surface).variants():
         lines.append(f"`{variant.synopsis()}`: {HELP_LINES[variant.words]}")
-    lines.append("Scoring: 10 points for a correct answer, plus up to 5 for speed in a live quiz.")
+    lines.append(SCORING)
+    lines.append(
+        "Hint: a question with one has a Hint button (`?` in the terminal); you read it "
+        "privately, and a right answer after it earns half its points."
+    )
+    lines.append(
+        "True/false questions have True and False buttons. Study mode "
+        "(`config set mode study`): no speed points, and your private reply explains the "
+        f"answer at once. Reading time (`config set reading-time on`): a second more per "
+        f"{WORDS_PER_READING_SECOND} words of a question and its options, up to "
+        f"{MAX_READING_SECONDS} s."
+    )
+    lines.append(
+        "Pictures: a question may show one (its description is there for screen readers). "
+        f"Team games: `/quiz start teams={MIN_TEAMS}` to `teams={MAX_TEAMS}`; you hear your "
+        "team on your first answer, and teams are ranked by average points per member."
+    )
     lines.append(
         "Daily streak: daily questions in a row answered right; "
         "a wrong or missing answer resets it."
     )
     return "\n".join(lines)
+
+
+SCORING = (
+    f"Scoring: {POINTS_CORRECT} points for a correct answer; in a live quiz in compete mode "
+    f"plus round({SPEED_BONUS_MAX} × time left ÷ time allowed) for speed. After the hint, "
+    "half (rounded down)."
+)
 
 
 # -- what the text grammar says when typed words do not fit -----------------------
@@ -156,6 +187,7 @@ OPTION_DESCRIPTIONS = {
     "seconds": f"Seconds per question ({MIN_SECONDS}–{MAX_SECONDS}, default 30)",
     "bank": "Question bank to draw from",
     "tag": "Only questions with this tag",
+    "teams": f"Play in {MIN_TEAMS}–{MAX_TEAMS} teams, balanced by recent points",
     "scope": "This channel or the whole server",
     "period": "Which period",
     "user": "Whose stats (default: yours)",
