@@ -82,6 +82,11 @@ class Settings(BaseSettings):
     slack_signing_secret: SecretStr | None = Field(
         default=None, validation_alias="SLACK_SIGNING_SECRET"
     )
+    # Many workspaces: the app's OAuth credentials instead of one bot token.
+    slack_client_id: str | None = Field(default=None, validation_alias="SLACK_CLIENT_ID")
+    slack_client_secret: SecretStr | None = Field(
+        default=None, validation_alias="SLACK_CLIENT_SECRET"
+    )
 
     discord_guild_ids: Annotated[list[int], NoDecode] = Field(
         default_factory=list, validation_alias="QUIZ_DISCORD_GUILD_IDS"
@@ -216,8 +221,36 @@ class Settings(BaseSettings):
             return self.database_url
         return f"sqlite+aiosqlite:///{(self.data_dir / 'quizmaster.db').as_posix()}"
 
+    @property
+    def slack_oauth(self) -> bool:
+        """Installed in many workspaces through OAuth (no SLACK_BOT_TOKEN)."""
+        return self.slack_bot_token is None and bool(
+            self.slack_client_id or self.slack_client_secret
+        )
+
+    @property
+    def slack_configured(self) -> bool:
+        return self.slack_bot_token is not None or self.slack_oauth
+
     def slack_problem(self) -> str | None:
         """Why the Slack settings cannot start an adapter, or None when they can (or are unset)."""
+        if self.slack_bot_token and (self.slack_client_id or self.slack_client_secret):
+            return (
+                "set either SLACK_BOT_TOKEN (one workspace) or SLACK_CLIENT_ID and "
+                "SLACK_CLIENT_SECRET (installed in many workspaces), not both"
+            )
+        if self.slack_oauth:
+            if not (self.slack_client_id and self.slack_client_secret):
+                return (
+                    "installing in many workspaces needs both SLACK_CLIENT_ID and "
+                    "SLACK_CLIENT_SECRET"
+                )
+            if self.slack_app_token or not self.slack_signing_secret:
+                return (
+                    "installing in many workspaces runs in HTTP mode: set SLACK_SIGNING_SECRET "
+                    "(and not SLACK_APP_TOKEN)"
+                )
+            return None
         if self.slack_bot_token and not (self.slack_app_token or self.slack_signing_secret):
             return (
                 "SLACK_BOT_TOKEN is set but neither SLACK_APP_TOKEN (Socket Mode) "
@@ -232,6 +265,8 @@ SETTINGS_HELP: tuple[tuple[str, str], ...] = (
     ("SLACK_BOT_TOKEN", "Slack bot token (xoxb-…): starts the Slack adapter"),
     ("SLACK_APP_TOKEN", "Slack app-level token (xapp-…): Socket Mode"),
     ("SLACK_SIGNING_SECRET", "Slack signing secret: HTTP mode"),
+    ("SLACK_CLIENT_ID", "Slack app client id: install in many workspaces (with the secret)"),
+    ("SLACK_CLIENT_SECRET", "Slack app client secret: /slack/install serves Add to Slack"),
     ("QUIZ_DISCORD_GUILD_IDS", "comma list of guild ids: sync /quiz there at once"),
     ("QUIZ_DISCORD_SHARD_COUNT", "Discord shards of the whole bot, or auto (the default)"),
     ("QUIZ_DISCORD_SHARD_IDS", "the shards this process runs, e.g. 0-3 or 4,5 (default all)"),

@@ -558,3 +558,8 @@ class SeenRequest(Base):
 
     signature: Mapped[str] = mapped_column(String(80), primary_key=True)
     expires_at: Mapped[float] = mapped_column(Float, index=True)
+
+
+# The OAuth installation tables live in their own module; importing it here puts
+# them in Base.metadata wherever the models are (migrations, checks, tests).
+from bot.storage import installations as _installations  # noqa: E402, F401
