@@ -18,7 +18,9 @@ from urllib.parse import urlencode
 
 import aiohttp
 import pytest
+import yaml
 
+from bot.adapters.slack.oauth import BOT_SCOPES, REDIRECT_PATH
 from bot.adapters.slack.platform import SlackPlatform
 from bot.chat import OutMessage, Target
 from bot.clock import SystemClock
@@ -28,6 +30,7 @@ from bot.quiz.bank import Catalog
 from bot.quiz.service import QuizService
 from bot.storage.db import Database
 from bot.storage.repository import Repository
+from tests.conftest import ROOT
 from tests.fakes.fake_slack import (
     CLIENT_ID,
     CLIENT_SECRET,
@@ -229,3 +232,10 @@ async def test_a_rotating_token_is_refreshed_before_a_post(bot: Bot) -> None:
     assert post.token != first  # refreshed through oauth.v2.access before posting
     refreshes = [c for c in fake.calls_to("oauth.v2.access") if c.params.get("grant_type")]
     assert len(refreshes) == 1
+
+
+def test_the_install_asks_for_the_scopes_the_manifest_declares() -> None:
+    manifest = yaml.safe_load((ROOT / "slack-app-manifest.yml").read_text())
+    assert set(BOT_SCOPES) == set(manifest["oauth_config"]["scopes"]["bot"])
+    [redirect] = manifest["oauth_config"]["redirect_urls"]
+    assert redirect.endswith(REDIRECT_PATH)
