@@ -57,7 +57,10 @@ def default_questions_dir() -> Path:
 class Settings(BaseSettings):
     """Every setting the bot reads. Environment names are given by `validation_alias`."""
 
-    model_config = SettingsConfigDict(env_file=".env", extra="ignore", populate_by_name=True)
+    # An empty variable is unset (compose files pass `${TOKEN:-}` for a platform not used).
+    model_config = SettingsConfigDict(
+        env_file=".env", extra="ignore", populate_by_name=True, env_ignore_empty=True
+    )
 
     database_url: str | None = Field(
         default=None,
