@@ -81,7 +81,9 @@ class SlackAdapter:
 
     async def send(self, target: Target, message: OutMessage) -> MessageRef:
         client = await self._client(target)
-        await self.pacer.wait(target.channel)
+        # Paced per workspace and channel: each workspace's token has its own
+        # limits (its 429s are waited out by that client's retry handler).
+        await self.pacer.wait(f"{target.community}:{target.channel}")
         try:
             response = await client.chat_postMessage(
                 channel=target.channel,
@@ -96,7 +98,7 @@ class SlackAdapter:
 
     async def edit(self, ref: MessageRef, message: OutMessage) -> None:
         client = await self._client(ref.target)
-        await self.pacer.wait(ref.target.channel)
+        await self.pacer.wait(f"{ref.target.community}:{ref.target.channel}")
         try:
             await client.chat_update(
                 channel=ref.target.channel,
@@ -153,7 +155,7 @@ class SlackAdapter:
         """A message in the app's direct conversation with the member (its
         Messages tab): chat.postMessage to a user id needs only chat:write."""
         client = await self._client(target)
-        await self.pacer.wait(user_id)
+        await self.pacer.wait(f"{target.community}:{user_id}")
         try:
             await client.chat_postMessage(
                 channel=user_id,
