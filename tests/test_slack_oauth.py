@@ -70,7 +70,7 @@ class Bot:
     def base(self) -> str:
         return f"http://127.0.0.1:{self.platform.port}"
 
-    async def install(self, team: str) -> str:
+    async def install(self, team: str, *, org: str | None = None) -> str:
         """A member opens the install page, clicks Add to Slack, approves in
         `team`, and comes back to the redirect: the page they end on."""
         async with self.browser.get(f"{self.base}/slack/install") as page:
@@ -80,20 +80,25 @@ class Bot:
             # test hands it back itself.
             cookie = page.headers["Set-Cookie"].split(";")[0]
         [link] = re.findall(r'href="([^"]+)"', shown)
-        authorize = link.replace("&amp;", "&") + "&" + urlencode({"team": team})
+        chosen = {"org": org} if org else {"team": team}
+        authorize = link.replace("&amp;", "&") + "&" + urlencode(chosen)
         # The fake Slack approves and redirects back to the bot with a code.
         async with self.browser.get(authorize, allow_redirects=False) as approved:
             back = approved.headers["Location"]
         async with self.browser.get(back, headers={"Cookie": cookie}) as done:
             return await done.text()
 
-    async def slash(self, team: str, channel: str, text: str) -> tuple[int, str]:
+    async def slash(
+        self, team: str, channel: str, text: str, *, org_wide: bool = False
+    ) -> tuple[int, str]:
         payload = slash_payload(
             text, user=ADMIN, channel=channel, response_url=self.fake.response_url("r"), team=team
         )
         enterprise = self.fake.workspaces[team].enterprise
         if enterprise:  # as Slack sends it from a workspace of an organisation
             payload |= {"enterprise_id": enterprise, "enterprise_name": "Org"}
+        if org_wide:
+            payload["is_enterprise_install"] = "true"
         return await self.sender.slash(payload)
 
     async def event(self, team: str, kind: str, **event: Any) -> int:
@@ -239,3 +244,17 @@ def test_the_install_asks_for_the_scopes_the_manifest_declares() -> None:
     assert set(BOT_SCOPES) == set(manifest["oauth_config"]["scopes"]["bot"])
     [redirect] = manifest["oauth_config"]["redirect_urls"]
     assert redirect.endswith(REDIRECT_PATH)
+
+
+async def test_an_org_wide_install_serves_each_workspace_of_the_organisation(bot: Bot) -> None:
+    fake = bot.fake
+    assert "Quizmaster is ready in Org" in await bot.install(BETA, org="E0ORG")
+    status, _ = await bot.slash(BETA, CHANNEL_B, "start 1 5", org_wide=True)
+    assert status == 200
+    await fake.wait_for(lambda: fake.calls_in("E0ORG", "chat.postMessage"))
+    # A timed post (no request to learn the organisation from) finds the
+    # organisation's token through what the database remembers.
+    assert bot.platform.installed is not None
+    bot.platform.installed._orgs.clear()
+    await bot.platform.adapter.send(Target("slack", BETA, CHANNEL_B), OutMessage(text="hello"))
+    assert [c.text for c in fake.calls_in("E0ORG", "chat.postMessage")][-1] == "hello"

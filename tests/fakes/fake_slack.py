@@ -221,9 +221,13 @@ class FakeSlack:
         return [c for c in self.calls if c.method == method and c.team == team and not c.error]
 
     async def _authorize(self, request: web.Request) -> web.Response:
-        """The member approves the install in the workspace `?team=` names."""
-        team = request.query.get("team", TEAM)
-        if request.query.get("client_id") != CLIENT_ID or team not in self.workspaces:
+        """The member approves the install in the workspace `?team=` names, or
+        for a whole Enterprise Grid organisation with `?org=E…` (org-wide)."""
+        team = request.query.get("org") or request.query.get("team", TEAM)
+        organisations = {w.enterprise for w in self.workspaces.values()}
+        if request.query.get("client_id") != CLIENT_ID or (
+            team not in self.workspaces and team not in organisations
+        ):
             return web.Response(status=400, text="bad install request")
         code = f"code-{uuid.uuid4().hex[:8]}"
         self._codes[code] = team
@@ -252,6 +256,19 @@ class FakeSlack:
         team = self._codes.pop(str(params.get("code")), None)
         if team is None:
             return {"ok": False, "error": "invalid_code"}
+        if team not in self.workspaces:  # an organisation: one token for all its workspaces
+            return {
+                "ok": True,
+                **self._mint(team),
+                "token_type": "bot",
+                "scope": "chat:write,commands,users:read,usergroups:read,im:write,files:write",
+                "bot_user_id": f"U0BOT{team}",
+                "app_id": "A0QUIZ",
+                "team": None,
+                "enterprise": {"id": team, "name": "Org"},
+                "is_enterprise_install": True,
+                "authed_user": {"id": "U0INSTALLER"},
+            }
         workspace = self.workspaces[team]
         enterprise = {"id": workspace.enterprise, "name": "Org"} if workspace.enterprise else None
         return {
@@ -514,6 +531,17 @@ class FakeSlack:
         return failure.error if failure is not None else None
 
     def _answer(self, method: str, params: dict[str, Any], team: str) -> dict[str, Any]:
+        if method == "auth.test" and team not in self.workspaces:  # an org-wide token
+            return {
+                "ok": True,
+                "team_id": None,
+                "enterprise_id": team,
+                "is_enterprise_install": True,
+                "user_id": f"U0BOT{team}",
+                "user": "quizmaster",
+                "bot_id": f"B0BOT{team}",
+                "url": "https://org.enterprise.slack.com/",
+            }
         if method == "auth.test":
             workspace = self.workspaces[team]
             return {
