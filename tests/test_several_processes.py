@@ -122,6 +122,8 @@ async def test_three_processes_share_the_shards_and_a_killed_ones_quiz_goes_on(
 ) -> None:
     guild = guild_on(1, SHARDS)  # its events arrive at the process holding shard 1
     channel = add_guild(fake, guild)
+    daily_guild = guild_on(1, SHARDS, 3)  # a daily question there comes due after the kill
+    daily_channel = add_guild(fake, daily_guild)
     add_guild(fake, guild_on(0, SHARDS, 1))
     add_guild(fake, guild_on(2, SHARDS, 2))
     processes: dict[int, asyncio.subprocess.Process] = {}
@@ -148,6 +150,11 @@ async def test_three_processes_share_the_shards_and_a_killed_ones_quiz_goes_on(
         assert sorted(i["shard"][0] for i in fake.identifies) == [0, 1, 2]
         assert len(fake.calls_to("PUT", r"/applications/\d+/commands")) == 1
 
+        token = await fake.slash(
+            daily_guild, daily_channel, MOD, "schedule daily", {"time": "09:00"}
+        )
+        assert text_of((await fake.reply(token))[1]).startswith("Daily question scheduled")
+
         token = await fake.slash(guild, channel, MOD, "start", {"questions": 2, "seconds": 4})
         _, started = await fake.reply(token)
         assert text_of(started).startswith("Starting a quiz: 2 questions")
@@ -162,6 +169,14 @@ async def test_three_processes_share_the_shards_and_a_killed_ones_quiz_goes_on(
         processes[1].send_signal(signal.SIGKILL)  # holder of the guild's shard, mid-question
         await processes[1].wait()
         killed_at = time.monotonic()
+        # The daily question comes due now (instead of at 09:00): the others post it once.
+        stored = await asyncpg.connect(
+            make_url(cluster_database).set(drivername="postgresql").render_as_string(False)
+        )
+        try:
+            await stored.execute("UPDATE schedules SET next_fire = now()")
+        finally:
+            await stored.close()
 
         await fake.wait_for(lambda: len(fake.questions(channel)) >= 2, 20)
         took = time.monotonic() - killed_at
@@ -174,6 +189,9 @@ async def test_three_processes_share_the_shards_and_a_killed_ones_quiz_goes_on(
         assert len(closed_edits(fake, first["id"])) == 1
         assert len(closed_edits(fake, second["id"])) == 1
         assert len(fake.questions(channel)) == 2
+        await fake.wait_for(lambda: fake.questions(daily_channel), 15)
+        await asyncio.sleep(6)  # a second post would come within a tick of the first
+        assert len(fake.questions(daily_channel)) == 1
         # No acknowledged answer was lost with the killed process.
         stored = await asyncpg.connect(
             make_url(cluster_database).set(drivername="postgresql").render_as_string(False)
