@@ -280,6 +280,14 @@ async def bench(args: argparse.Namespace) -> None:
         wait_daily = max(0.0, (due - datetime.now(UTC)).total_seconds() + 10)
         await clicks.run(time.monotonic() + max(args.after, wait_daily), args.concurrency)
         ended = time.monotonic()
+        # Daily posts late behind the reveals still count: wait for them (60 s at most).
+        with contextlib.suppress(AssertionError):
+            await discord.wait_for(
+                lambda: all(
+                    any(DAILY_TITLE in text_of(m) for m in discord.questions(c)) for c in daily
+                ),
+                60,
+            )
         await asyncio.sleep(2)  # answers in flight reach the database
 
         stored_db = await asyncpg.connect(database)
