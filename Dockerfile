@@ -10,6 +10,11 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     QUIZ_DATA_DIR=/data
 
+# The health/metrics/dashboard port listens on every interface in the image, so
+# that Docker can publish it; outside a container it defaults to 127.0.0.1.
+# Publish it only behind a proxy you trust, or set QUIZ_HEALTH_HOST=127.0.0.1.
+ENV QUIZ_HEALTH_HOST=0.0.0.0
+
 RUN groupadd --system --gid 10001 quiz \
     && useradd --system --uid 10001 --gid quiz --home-dir /app --no-create-home \
         --shell /usr/sbin/nologin quiz \

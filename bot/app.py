@@ -81,4 +81,6 @@ class Runtime:
         )
 
     async def database_ok(self) -> bool:
-        return await ping(self.database.writer)
+        # A read connection: on SQLite the one write connection stores answers,
+        # and a flood of /healthz must never queue in front of them.
+        return await ping(self.database.reader)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+from collections import Counter
 from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any
@@ -13,6 +15,19 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from bot.adapters.discord.shards import AUTO, ShardPlan, parse_shard_count, parse_shard_ids
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+# A dashboard link lets anyone try secrets offline, so the secret must resist
+# guessing: this many bits, estimated from how its characters are spread.
+MIN_SECRET_BITS = 72
+MAKE_A_SECRET = 'python3 -c "import secrets; print(secrets.token_urlsafe(32))"'
+
+
+def estimated_bits(secret: str) -> float:
+    """A generous estimate of a secret's entropy: its length times the Shannon
+    entropy of its characters (16 spaces or "aaaa…" are 0; a random 43-character
+    token about 230)."""
+    counts = Counter(secret)
+    spread = -sum(n / len(secret) * math.log2(n / len(secret)) for n in counts.values())
+    return spread * len(secret)
 
 
 def installed_banks_dir() -> Path:
@@ -42,7 +57,10 @@ def default_questions_dir() -> Path:
 class Settings(BaseSettings):
     """Every setting the bot reads. Environment names are given by `validation_alias`."""
 
-    model_config = SettingsConfigDict(env_file=".env", extra="ignore", populate_by_name=True)
+    # An empty variable is unset (compose files pass `${TOKEN:-}` for a platform not used).
+    model_config = SettingsConfigDict(
+        env_file=".env", extra="ignore", populate_by_name=True, env_ignore_empty=True
+    )
 
     database_url: str | None = Field(
         default=None,
@@ -55,6 +73,8 @@ class Settings(BaseSettings):
     )
     log_level: str = Field(default="INFO", validation_alias="QUIZ_LOG_LEVEL")
     health_port: int = Field(default=8080, ge=0, le=65535, validation_alias="QUIZ_HEALTH_PORT")
+    # Health, metrics and dashboard: private unless the operator opens it.
+    health_host: str = Field(default="127.0.0.1", min_length=1, validation_alias="QUIZ_HEALTH_HOST")
     # The dashboard is on only with a secret (it signs the links); never logged.
     web_secret: SecretStr | None = Field(default=None, validation_alias="QUIZ_WEB_SECRET")
     public_url: str | None = Field(default=None, validation_alias="QUIZ_PUBLIC_URL")
@@ -64,6 +84,11 @@ class Settings(BaseSettings):
     slack_app_token: SecretStr | None = Field(default=None, validation_alias="SLACK_APP_TOKEN")
     slack_signing_secret: SecretStr | None = Field(
         default=None, validation_alias="SLACK_SIGNING_SECRET"
+    )
+    # Many workspaces: the app's OAuth credentials instead of one bot token.
+    slack_client_id: str | None = Field(default=None, validation_alias="SLACK_CLIENT_ID")
+    slack_client_secret: SecretStr | None = Field(
+        default=None, validation_alias="SLACK_CLIENT_SECRET"
     )
 
     discord_guild_ids: Annotated[list[int], NoDecode] = Field(
@@ -123,8 +148,17 @@ class Settings(BaseSettings):
     def _long_secret(cls, value: SecretStr | None) -> SecretStr | None:
         if value is None or not value.get_secret_value():
             return None
-        if len(value.get_secret_value()) < 16:
-            raise ValueError("must be at least 16 characters (it signs dashboard links)")
+        secret = value.get_secret_value()
+        if len(secret) < 16:
+            raise ValueError(
+                f"must be at least 16 characters (it signs dashboard links); make one with "
+                f"{MAKE_A_SECRET}"
+            )
+        if estimated_bits(secret) < MIN_SECRET_BITS:
+            raise ValueError(
+                f"is too easy to guess (it signs dashboard links, and any link lets someone "
+                f"try secrets offline); make one with {MAKE_A_SECRET}"
+            )
         return value
 
     @property
@@ -190,8 +224,36 @@ class Settings(BaseSettings):
             return self.database_url
         return f"sqlite+aiosqlite:///{(self.data_dir / 'quizmaster.db').as_posix()}"
 
+    @property
+    def slack_oauth(self) -> bool:
+        """Installed in many workspaces through OAuth (no SLACK_BOT_TOKEN)."""
+        return self.slack_bot_token is None and bool(
+            self.slack_client_id or self.slack_client_secret
+        )
+
+    @property
+    def slack_configured(self) -> bool:
+        return self.slack_bot_token is not None or self.slack_oauth
+
     def slack_problem(self) -> str | None:
         """Why the Slack settings cannot start an adapter, or None when they can (or are unset)."""
+        if self.slack_bot_token and (self.slack_client_id or self.slack_client_secret):
+            return (
+                "set either SLACK_BOT_TOKEN (one workspace) or SLACK_CLIENT_ID and "
+                "SLACK_CLIENT_SECRET (installed in many workspaces), not both"
+            )
+        if self.slack_oauth:
+            if not (self.slack_client_id and self.slack_client_secret):
+                return (
+                    "installing in many workspaces needs both SLACK_CLIENT_ID and "
+                    "SLACK_CLIENT_SECRET"
+                )
+            if self.slack_app_token or not self.slack_signing_secret:
+                return (
+                    "installing in many workspaces runs in HTTP mode: set SLACK_SIGNING_SECRET "
+                    "(and not SLACK_APP_TOKEN)"
+                )
+            return None
         if self.slack_bot_token and not (self.slack_app_token or self.slack_signing_secret):
             return (
                 "SLACK_BOT_TOKEN is set but neither SLACK_APP_TOKEN (Socket Mode) "
@@ -206,6 +268,8 @@ SETTINGS_HELP: tuple[tuple[str, str], ...] = (
     ("SLACK_BOT_TOKEN", "Slack bot token (xoxb-…): starts the Slack adapter"),
     ("SLACK_APP_TOKEN", "Slack app-level token (xapp-…): Socket Mode"),
     ("SLACK_SIGNING_SECRET", "Slack signing secret: HTTP mode"),
+    ("SLACK_CLIENT_ID", "Slack app client id: install in many workspaces (with the secret)"),
+    ("SLACK_CLIENT_SECRET", "Slack app client secret: /slack/install serves Add to Slack"),
     ("QUIZ_DISCORD_GUILD_IDS", "comma list of guild ids: sync /quiz there at once"),
     ("QUIZ_DISCORD_SHARD_COUNT", "Discord shards of the whole bot, or auto (the default)"),
     ("QUIZ_DISCORD_SHARD_IDS", "the shards this process runs, e.g. 0-3 or 4,5 (default all)"),
@@ -220,6 +284,7 @@ SETTINGS_HELP: tuple[tuple[str, str], ...] = (
     ("QUIZ_QUESTIONS_DIR", "folder of question banks (default ./questions or the shipped banks)"),
     ("QUIZ_LOG_LEVEL", "DEBUG, INFO, WARNING, ERROR (default INFO)"),
     ("QUIZ_HEALTH_PORT", "port of GET /healthz (default 8080, 0 turns it off)"),
+    ("QUIZ_HEALTH_HOST", "address of the health/dashboard port (default 127.0.0.1)"),
     ("QUIZ_WEB_SECRET", "secret that signs dashboard links (16+ characters): turns it on"),
     ("QUIZ_PUBLIC_URL", "the dashboard's address for links (default http://localhost:PORT)"),
 )

@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from aiohttp import web
 
 from bot.chat import Adapter, Parted
+from bot.serving import DEFAULT_LIMITS, BoundedRunner, Limits
 
 # Adds more routes to the server (the dashboard and /metrics, bot/web/pages.py).
 Mount = Callable[[web.Application], None]
@@ -54,16 +55,17 @@ async def start_health_server(
     adapters: Mapping[str, Adapter],
     database_ok: Callable[[], Awaitable[bool]],
     port: int,
-    host: str = "0.0.0.0",
+    host: str = "127.0.0.1",
     mounts: Sequence[Mount] = (),
-) -> web.AppRunner:
-    runner = web.AppRunner(health_app(adapters, database_ok, mounts), access_log=None)
+    limits: Limits = DEFAULT_LIMITS,
+) -> BoundedRunner:
+    runner = BoundedRunner(health_app(adapters, database_ok, mounts), limits)
     await runner.setup()
     await web.TCPSite(runner, host, port).start()
     return runner
 
 
-def check_port_free(port: int, host: str = "0.0.0.0") -> None:
+def check_port_free(port: int, host: str = "127.0.0.1") -> None:
     """Bind and release `port` as the server will (SO_REUSEADDR, like aiohttp), so a
     taken port is found before the database is migrated; raises OSError."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:

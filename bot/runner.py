@@ -17,6 +17,7 @@ from bot.app import Runtime
 from bot.config import SETTINGS_HELP, Settings
 from bot.health import check_port_free, describe_bind_error, start_health_server
 from bot.heap import start_up_frozen
+from bot.one_server import serving_alone
 from bot.platforms import (
     Platform,
     StartError,
@@ -103,52 +104,62 @@ async def _run(settings: Settings) -> int:
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stopping.set)
 
-    _check_health_port(settings.health_port)  # before the database, which takes longer
+    # Before the database, which takes longer.
+    _check_health_port(settings.health_port, settings.health_host)
     async with open_runtime(settings) as runtime:
-        log.info("%s", runtime.start_line())
-        health: web.AppRunner | None = None
-        if settings.health_port:
-            try:
-                health = await start_health_server(
-                    runtime.service.adapters,
-                    runtime.database_ok,
+        # Before the first post, the second process on a SQLite file stops here.
+        with serving_alone(settings.resolved_database_url):
+            log.info("%s", runtime.start_line())
+            health: web.AppRunner | None = None
+            if settings.health_port:
+                try:
+                    health = await start_health_server(
+                        runtime.service.adapters,
+                        runtime.database_ok,
+                        settings.health_port,
+                        host=settings.health_host,
+                        mounts=web_mounts(
+                            runtime.service, runtime.links, due_reviews(runtime.service)
+                        ),
+                    )
+                except OSError as error:  # taken since the check
+                    raise StartError(describe_bind_error(error, settings.health_port)) from None
+                log.info(
+                    "health check on %s:%d/healthz, metrics on /metrics",
+                    settings.health_host,
                     settings.health_port,
-                    mounts=web_mounts(runtime.service, runtime.links, due_reviews(runtime.service)),
                 )
-            except OSError as error:  # taken since the check
-                raise StartError(describe_bind_error(error, settings.health_port)) from None
-            log.info("health check on :%d/healthz, metrics on /metrics", settings.health_port)
-            if runtime.links is not None:
-                log.info("dashboard on %s/dashboard/…", runtime.links.public_url)
-        tasks = []
-        if interactive:
-            tasks.append(asyncio.create_task(local_channel(runtime.service, stopping)))
-        started: list[Platform] = []
-        try:
-            for name in platforms:
-                platform = build_platform(name, settings, runtime.service)
-                started.append(platform)
-                if not await _started_unless_stopped(platform, stopping):
-                    break
-                log.info("%s connected", name)
-            with start_up_frozen():
-                await stopping.wait()
-        finally:
-            for task in tasks:
-                task.cancel()
-            for platform in reversed(started):
-                await _close_quietly(platform)
-            if health is not None:
-                await health.cleanup()
+                if runtime.links is not None:
+                    log.info("dashboard on %s/dashboard/…", runtime.links.public_url)
+            tasks = []
+            if interactive:
+                tasks.append(asyncio.create_task(local_channel(runtime.service, stopping)))
+            started: list[Platform] = []
+            try:
+                for name in platforms:
+                    platform = build_platform(name, settings, runtime.service)
+                    started.append(platform)
+                    if not await _started_unless_stopped(platform, stopping):
+                        break
+                    log.info("%s connected", name)
+                with start_up_frozen():
+                    await stopping.wait()
+            finally:
+                for task in tasks:
+                    task.cancel()
+                for platform in reversed(started):
+                    await _close_quietly(platform)
+                if health is not None:
+                    await health.cleanup()
     log.info("stopped cleanly")
     return 0
 
 
-def _check_health_port(port: int) -> None:
+def _check_health_port(port: int, host: str) -> None:
     if not port:
         return
     try:
-        check_port_free(port)
+        check_port_free(port, host)
     except OSError as error:
         raise StartError(describe_bind_error(error, port)) from None
 

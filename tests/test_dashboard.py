@@ -339,3 +339,23 @@ async def test_community_questions_count_on_the_questions_page_as_on_the_boards(
     assert summary.strip().startswith("1 closed question posts, 2 answers,")
     assert "0 answers" not in summary
     assert prompt in html, "the community question has its own line"
+
+
+async def test_any_malformed_token_is_403_never_a_server_error(host: Host) -> None:
+    service = dashboard_service(host)
+    community, _ = await links_from_chat(host)
+    base = community.split("?")[0]
+    good = community.split("t=")[1].split("&")[0]
+    hostile = [
+        "é.é",  # not ASCII: once a 500 with a traceback
+        good + "é",
+        "%00.%00",
+        "a" * 2000,
+        "..",
+        good.split(".")[0] + ".",
+    ]
+    async with web_client(service, service.commands.links) as client:  # type: ignore[arg-type]
+        for token in hostile:
+            response = await client.get(base, params={"t": token})
+            assert response.status == 403, token
+            assert "This link is not valid" in await response.text()

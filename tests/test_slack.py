@@ -33,7 +33,8 @@ from bot.config import Settings
 from bot.platforms import StartError
 from bot.quiz.bank import Catalog, Question
 from bot.quiz.service import QuizService
-from bot.storage.db import open_database
+from bot.serving import Limits
+from bot.storage.db import Database, open_database
 from bot.storage.repository import Repository
 from tests.conftest import ROOT
 from tests.dashboard_helpers import links_for, path_of, web_client
@@ -217,15 +218,18 @@ async def make_slack(
             socket: bool = False,
             clock: Clock | None = None,
             prepare: Callable[[QuizService], None] | None = None,
+            database: Database | None = None,
+            limits: Limits | None = None,
         ) -> Slack:
-            path = await _templates.sqlite_copy(tmp_path / f"{uuid.uuid4().hex}.db")
-            database = open_database(f"sqlite+aiosqlite:///{path}")
-            stack.push_async_callback(database.dispose)
+            if database is None:  # else another platform's (two processes on one database)
+                path = await _templates.sqlite_copy(tmp_path / f"{uuid.uuid4().hex}.db")
+                database = open_database(f"sqlite+aiosqlite:///{path}")
+                stack.push_async_callback(database.dispose)
             repository = Repository(database)
             service = QuizService(repository, catalog, clock or SystemClock(), rng=random.Random(5))
             if prepare is not None:
                 prepare(service)  # before the platform reads the service's surface
-            platform = SlackPlatform(settings_for(fake, socket=socket), service)
+            platform = SlackPlatform(settings_for(fake, socket=socket), service, limits=limits)
             service.register(platform.adapter)
             await platform.start()
             stack.push_async_callback(platform.close)

@@ -126,3 +126,37 @@ def test_a_short_secret_or_a_bad_public_url_stops_start_up_naming_the_setting() 
     assert any(line.startswith("QUIZ_WEB_SECRET: ") and "16 characters" in line for line in lines)
     assert any(line.startswith("QUIZ_PUBLIC_URL: ") for line in lines)
     assert not any("short-one" in line for line in lines)
+
+
+def test_a_token_claiming_a_long_life_is_refused_whatever_it_says(
+    signer: Signer, clock: FakeClock
+) -> None:
+    # Signed with the right secret (as by someone who guessed it, or an older
+    # release), but saying it lasts until 2100 or past any date.
+    for expires in (4_102_444_800, 10**20, int(clock.now().timestamp()) + 24 * 3600 + 60):
+        body = base64.urlsafe_b64encode(
+            json.dumps({"c": "guild-1", "e": expires, "p": "discord"}).encode()
+        )
+        text = body.rstrip(b"=").decode()
+        token = f"{text}.{signer._signature(text)}"
+        assert signer.verify(token, "discord", "guild-1") is None
+
+
+@pytest.mark.parametrize(
+    "weak", [" " * 16, "a" * 16, "abababababababab", "0123456789012345", "password12345678"]
+)
+def test_a_guessable_secret_stops_start_up_saying_how_to_make_one(weak: str) -> None:
+    with pytest.raises(ValidationError) as caught:
+        Settings(_env_file=None, QUIZ_WEB_SECRET=weak)  # type: ignore[call-arg]
+    (line,) = describe_errors(caught.value)
+    assert line.startswith("QUIZ_WEB_SECRET: ") and "secrets.token_urlsafe" in line
+    assert weak not in line
+
+
+def test_a_generated_secret_is_accepted() -> None:
+    import secrets
+
+    for _ in range(20):
+        made = secrets.token_urlsafe(32)
+        settings = Settings(_env_file=None, QUIZ_WEB_SECRET=made)  # type: ignore[call-arg]
+        assert settings.web_secret is not None

@@ -74,6 +74,12 @@ class ChannelCache:
             _, dropped = self._channels.popitem(last=False)
             self._keys.pop(dropped.id, None)
 
+    def forget_community(self, platform: str, community: str) -> None:
+        for key, info in list(self._channels.items()):
+            if info.target.platform == platform and info.target.community == community:
+                del self._channels[key]
+                self._keys.pop(info.id, None)
+
     def __len__(self) -> int:
         return len(self._channels)
 
@@ -157,6 +163,18 @@ class ChannelSettings:
             return
         channel = await self.channel(target)
         await self.update_channel(channel, delivery_problem=str(error)[:300])
+
+    async def community_left(self, platform: str, community: str, why: str) -> int:
+        """The platform says the bot was removed from a community: its channels
+        get no timed posts (as after a refused post) until it is back."""
+        changed = await self.store.set_community_problem(platform, community, why[:300])
+        self.cache.forget_community(platform, community)
+        return changed
+
+    async def community_back(self, platform: str, community: str) -> int:
+        changed = await self.store.set_community_problem(platform, community, None)
+        self.cache.forget_community(platform, community)
+        return changed
 
     async def announce(
         self,

@@ -178,6 +178,21 @@ class QuizService:
             log.exception("form %s failed in %s", form.form_id, form.target)
             return FormReply({}, texts.common.failure())
 
+    # -- a community's installation --------------------------------------------
+
+    async def community_left(self, platform: str, community: str) -> None:
+        """The bot was removed from a community (a workspace uninstalled it):
+        nothing more is posted there until it is added again."""
+        changed = await self.channels.community_left(
+            platform, community, texts.settings.removed_from_community()
+        )
+        log.info("%s %s removed the bot: %d channels paused", platform, community, changed)
+
+    async def community_back(self, platform: str, community: str) -> None:
+        changed = await self.channels.community_back(platform, community)
+        if changed:
+            log.info("%s %s added the bot again: %d channels resumed", platform, community, changed)
+
     # -- shortcuts the console, benchmarks and tests use ----------------------------
 
     async def channel(self, target: Target) -> ChannelInfo:

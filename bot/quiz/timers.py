@@ -21,8 +21,11 @@ from bot.storage.repository import Repository
 log = logging.getLogger(__name__)
 
 # Longest the timer loop sleeps without looking at the database, so deadlines
-# set by another process sharing the database are noticed too.
+# set by another process sharing the database are noticed too: on a shared
+# database, a process that dies (kill -9) leaves its open questions and daily
+# posts to the others, who find them within SHARED_IDLE_SECONDS of their time.
 MAX_IDLE_SECONDS = 30.0
+SHARED_IDLE_SECONDS = 5.0
 # How long shutdown waits for timed work in flight (closes, posts) to finish.
 DRAIN_SECONDS = 10.0
 
@@ -52,6 +55,7 @@ class Timers:
         self.answer_writer = answer_writer
         self._wake = wakeup
         self._stopping = False
+        self.idle_seconds = SHARED_IDLE_SECONDS if repository.shared else MAX_IDLE_SECONDS
 
     async def tick(self) -> None:
         """Do everything that is due and wait for it (tests step time this way;
@@ -98,7 +102,7 @@ class Timers:
         """Sleep until the next deadline (or a wake-up), then tick; until `shutdown`."""
         while not self._stopping:
             self._wake.clear()
-            timeout = MAX_IDLE_SECONDS
+            timeout = self.idle_seconds
             try:
                 ticked_at = self.clock.now()
                 await self.start_due_work()
@@ -122,7 +126,7 @@ class Timers:
                     else:
                         # Came due while this tick ran (0 s): tick again at once.
                         wait = (deadline - self.clock.now()).total_seconds()
-                        timeout = min(max(wait, 0.0), MAX_IDLE_SECONDS)
+                        timeout = min(max(wait, 0.0), self.idle_seconds)
             except Exception:
                 log.exception("timer tick failed; retrying")
                 timeout = 1.0

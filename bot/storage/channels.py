@@ -8,7 +8,7 @@ from sqlalchemy import select, update
 
 from bot.chat import Target
 from bot.domain.records import ChannelInfo
-from bot.storage.base import Store, channel_info
+from bot.storage.base import Store, channel_info, rowcount
 from bot.storage.models import Channel
 
 
@@ -42,6 +42,19 @@ class ChannelStore(Store):
 
     async def set_channel_timezone(self, channel_id: int, zone: str) -> None:
         await self.update_channel(channel_id, timezone=zone)
+
+    async def set_community_problem(
+        self, platform: str, community: str, problem: str | None
+    ) -> int:
+        """Set (or clear) the delivery problem of every channel of a community:
+        a community that removed the bot gets no timed posts until it is back."""
+        async with self._sessions.begin() as session:
+            result = await session.execute(
+                update(Channel)
+                .where(Channel.platform == platform, Channel.community == community)
+                .values(delivery_problem=problem)
+            )
+            return rowcount(result)
 
     async def update_channel(
         self, channel_id: int, **values: str | bool | int | None

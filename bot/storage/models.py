@@ -546,3 +546,20 @@ class CommunityMemberQuestion(Base):
     question_id: Mapped[str] = mapped_column(String(64), primary_key=True)
     answered: Mapped[int] = mapped_column(Integer)
     correct: Mapped[int] = mapped_column(Integer)
+
+
+class SeenRequest(Base):
+    """A signed Slack request already acted on, kept for its five-minute
+    window: claimed with INSERT … ON CONFLICT DO NOTHING, so of several
+    processes on one database exactly one acts on it (the others answer 200)."""
+
+    __tablename__ = "seen_requests"
+    __table_args__ = ({"sqlite_with_rowid": False},)
+
+    signature: Mapped[str] = mapped_column(String(80), primary_key=True)
+    expires_at: Mapped[float] = mapped_column(Float, index=True)
+
+
+# The OAuth installation tables live in their own module; importing it here puts
+# them in Base.metadata wherever the models are (migrations, checks, tests).
+from bot.storage import installations as _installations  # noqa: E402, F401

@@ -46,6 +46,12 @@ class Repository:
         return forgotten
 
     @property
+    def shared(self) -> bool:
+        """Whether other processes may serve from this database too (PostgreSQL;
+        a SQLite file serves one process)."""
+        return self.database.dialect != "sqlite"
+
+    @property
     def engine(self) -> AsyncEngine:
         """The write engine (migrations, checks and tests that run their own SQL)."""
         return self.database.writer

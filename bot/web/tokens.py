@@ -55,11 +55,14 @@ class Signer:
         """The grant if `token` is genuine, unexpired and for this community; else None."""
         if not token or len(token) > _MAX_TOKEN or token.count(".") != 1:
             return None
-        body, signature = token.split(".")
-        if not hmac.compare_digest(signature, self._signature(body)):
+        try:  # bytes, in constant time; a token that is not ASCII is simply not ours
+            body, signature = token.encode("ascii").split(b".")
+        except UnicodeEncodeError:
+            return None
+        if not hmac.compare_digest(signature, self._signature(body.decode()).encode()):
             return None
         try:
-            payload = json.loads(_unb64(body))
+            payload = json.loads(_unb64(body.decode()))
         except (ValueError, binascii.Error):
             return None
         if not isinstance(payload, dict):
@@ -69,9 +72,12 @@ class Signer:
             return None
         if payload.get("p") != platform or payload.get("c") != community:
             return None
-        when = datetime.fromtimestamp(expires, UTC)
-        if self.clock.now() >= when:
+        now = self.clock.now()
+        # Never more than one lifetime ahead, whatever the token says (we sign
+        # no other); checked before it becomes a date, which 10**20 cannot.
+        if not now.timestamp() < expires <= (now + self.lifetime).timestamp():
             return None
+        when = datetime.fromtimestamp(expires, UTC)
         return Grant(platform, community, member, when)
 
     def _signature(self, body: str) -> str:

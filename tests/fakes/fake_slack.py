@@ -7,6 +7,12 @@
   direct messages conversations.open opens. It records every call and
   can answer with 429s, HTTP 5xx or errors such as channel_not_found, or hold
   calls unanswered until released.
+- Many workspaces: `add_workspace` makes another team (optionally of an
+  Enterprise Grid organisation); `/oauth/v2/authorize` approves an install for
+  the team given in `?team=` and redirects to `redirect_url` with a code that
+  `oauth.v2.access` trades for that team's own bot token (rotating, with a
+  refresh token, when `rotating` is set); each token speaks only for its team,
+  `auth.test` says which, and `uninstall` revokes a team's tokens.
 - `SignedSender`: sends signed HTTP requests to Bolt's /slack/events, as Slack does.
 - `slash_payload` / `click_payload` / `view_submission_payload`: what Slack sends
   for `/quiz …`, a button click and a submitted modal (opened with views.open,
@@ -40,6 +46,17 @@ TEAM = "T0TEAM"
 BOT_USER = "U0BOT"
 
 
+CLIENT_ID = "1111.2222"
+CLIENT_SECRET = "fake-client-secret"
+
+
+@dataclass
+class Workspace:
+    team: str
+    name: str
+    enterprise: str | None = None
+
+
 @dataclass
 class Call:
     method: str
@@ -49,6 +66,7 @@ class Call:
     status: int = 200
     error: str | None = None
     result: dict[str, Any] = field(default_factory=dict)  # what the fake answered
+    team: str | None = None  # the workspace the call's token speaks for
 
     @property
     def channel(self) -> str | None:
@@ -148,6 +166,14 @@ class FakeSlack:
         self._changed = asyncio.Event()
         self._runner: web.AppRunner | None = None
         self.port = 0
+        # Workspaces, and which team each live bot token speaks for.
+        self.workspaces: dict[str, Workspace] = {TEAM: Workspace(TEAM, "Fake")}
+        self.tokens: dict[str, str] = {BOT_TOKEN: TEAM}
+        self.redirect_url = ""  # the app's OAuth redirect (its /slack/oauth_redirect)
+        self.rotating = False  # installs hand out expiring tokens with refresh tokens
+        self._codes: dict[str, str] = {}  # OAuth code → team
+        self._refresh: dict[str, str] = {}  # refresh token → team
+        self._minted = itertools.count(1)
 
     # -- set-up -----------------------------------------------------------------
 
@@ -157,6 +183,7 @@ class FakeSlack:
         app.router.add_post("/response/{key}", self._response_url)
         app.router.add_post("/upload/{file_id}", self._upload)
         app.router.add_get("/socket", self._socket)
+        app.router.add_get("/oauth/v2/authorize", self._authorize)
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
@@ -177,6 +204,85 @@ class FakeSlack:
 
     def response_url(self, key: str) -> str:
         return f"http://127.0.0.1:{self.port}/response/{key}"
+
+    def add_workspace(self, team: str, name: str, enterprise: str | None = None) -> Workspace:
+        workspace = Workspace(team, name, enterprise)
+        self.workspaces[team] = workspace
+        return workspace
+
+    def uninstall(self, team: str) -> None:
+        """The workspace removed the app: its tokens stop working."""
+        for token, owner in list(self.tokens.items()):
+            if owner == team:
+                del self.tokens[token]
+
+    def calls_in(self, team: str, method: str) -> list[Call]:
+        """Successful calls of `method` made with `team`'s token."""
+        return [c for c in self.calls if c.method == method and c.team == team and not c.error]
+
+    async def _authorize(self, request: web.Request) -> web.Response:
+        """The member approves the install in the workspace `?team=` names, or
+        for a whole Enterprise Grid organisation with `?org=E…` (org-wide)."""
+        team = request.query.get("org") or request.query.get("team", TEAM)
+        organisations = {w.enterprise for w in self.workspaces.values()}
+        if request.query.get("client_id") != CLIENT_ID or (
+            team not in self.workspaces and team not in organisations
+        ):
+            return web.Response(status=400, text="bad install request")
+        code = f"code-{uuid.uuid4().hex[:8]}"
+        self._codes[code] = team
+        state = request.query.get("state", "")
+        raise web.HTTPFound(f"{self.redirect_url}?{urlencode({'code': code, 'state': state})}")
+
+    def _mint(self, team: str) -> dict[str, Any]:
+        token = f"xoxb-{team}-{next(self._minted)}"
+        self.tokens[token] = team
+        granted: dict[str, Any] = {"access_token": token}
+        if self.rotating:
+            refresh = f"xoxe-{team}-{next(self._minted)}"
+            self._refresh[refresh] = team
+            granted |= {"refresh_token": refresh, "expires_in": 600}
+        return granted
+
+    def _oauth_access(self, request: web.Request, params: dict[str, Any]) -> dict[str, Any]:
+        auth = aiohttp.BasicAuth.decode(request.headers.get("Authorization", ""))
+        if (auth.login, auth.password) != (CLIENT_ID, CLIENT_SECRET):
+            return {"ok": False, "error": "invalid_client_id"}
+        if params.get("grant_type") == "refresh_token":
+            team = self._refresh.pop(str(params.get("refresh_token")), None)
+            if team is None:
+                return {"ok": False, "error": "invalid_refresh_token"}
+            return {"ok": True, "token_type": "bot", **self._mint(team), "team": {"id": team}}
+        team = self._codes.pop(str(params.get("code")), None)
+        if team is None:
+            return {"ok": False, "error": "invalid_code"}
+        if team not in self.workspaces:  # an organisation: one token for all its workspaces
+            return {
+                "ok": True,
+                **self._mint(team),
+                "token_type": "bot",
+                "scope": "chat:write,commands,users:read,usergroups:read,im:write,files:write",
+                "bot_user_id": f"U0BOT{team}",
+                "app_id": "A0QUIZ",
+                "team": None,
+                "enterprise": {"id": team, "name": "Org"},
+                "is_enterprise_install": True,
+                "authed_user": {"id": "U0INSTALLER"},
+            }
+        workspace = self.workspaces[team]
+        enterprise = {"id": workspace.enterprise, "name": "Org"} if workspace.enterprise else None
+        return {
+            "ok": True,
+            **self._mint(team),
+            "token_type": "bot",
+            "scope": "chat:write,commands,users:read,usergroups:read,im:write,files:write",
+            "bot_user_id": f"U0BOT{team}",
+            "app_id": "A0QUIZ",
+            "team": {"id": team, "name": workspace.name},
+            "enterprise": enterprise,
+            "is_enterprise_install": False,
+            "authed_user": {"id": "U0INSTALLER"},
+        }
 
     def add_user(
         self, user_id: str, name: str, *, admin: bool = False, owner: bool = False
@@ -356,10 +462,14 @@ class FakeSlack:
                 params.update(await request.json())
             else:
                 params.update(dict(await request.post()))
+        if method == "oauth.v2.access":
+            answer = self._oauth_access(request, params)
+            self._record(Call(method, params, None, error=answer.get("error")))
+            return web.json_response(answer)
         auth = request.headers.get("Authorization", "")
         token = auth.removeprefix("Bearer ") if auth.startswith("Bearer ") else None
         token = token or params.pop("token", None)
-        call = Call(method, params, token)
+        call = Call(method, params, token, team=self.tokens.get(token or ""))
 
         held = _first(self._hangs, method, call.channel) is not None
         if held and not await self._held(call, request):
@@ -385,14 +495,16 @@ class FakeSlack:
             )
         error = self._injected_error(method, call.channel)
         if error is None:
-            wanted = APP_TOKEN if method == "apps.connections.open" else BOT_TOKEN
-            if token != wanted:
+            if method == "apps.connections.open":
+                if token != APP_TOKEN:
+                    error = "invalid_auth"
+            elif call.team is None:
                 error = "invalid_auth"
         if error is not None:
             call.error = error
             self._record(call)
             return web.json_response({"ok": False, "error": error})
-        body = self._answer(method, params)
+        body = self._answer(method, params, call.team or TEAM)
         call.result = body
         if not body.get("ok"):
             call.error = str(body.get("error"))
@@ -418,15 +530,28 @@ class FakeSlack:
         failure = _first(self._failures, method, channel)
         return failure.error if failure is not None else None
 
-    def _answer(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        if method == "auth.test":
+    def _answer(self, method: str, params: dict[str, Any], team: str) -> dict[str, Any]:
+        if method == "auth.test" and team not in self.workspaces:  # an org-wide token
             return {
                 "ok": True,
-                "team_id": TEAM,
-                "team": "Fake",
-                "user_id": BOT_USER,
+                "team_id": None,
+                "enterprise_id": team,
+                "is_enterprise_install": True,
+                "user_id": f"U0BOT{team}",
                 "user": "quizmaster",
-                "bot_id": "B0BOT",
+                "bot_id": f"B0BOT{team}",
+                "url": "https://org.enterprise.slack.com/",
+            }
+        if method == "auth.test":
+            workspace = self.workspaces[team]
+            return {
+                "ok": True,
+                "team_id": team,
+                "team": workspace.name,
+                "enterprise_id": workspace.enterprise,
+                "user_id": BOT_USER if team == TEAM else f"U0BOT{team}",
+                "user": "quizmaster",
+                "bot_id": "B0BOT" if team == TEAM else f"B0BOT{team}",
                 "url": "https://fake.slack.com/",
             }
         if method == "apps.connections.open":

@@ -12,7 +12,7 @@ MODULE = "bot.adapters.slack.platform"  # defines platform(settings, service)
 
 
 def configured(settings: Settings) -> bool:
-    return settings.slack_bot_token is not None
+    return settings.slack_configured
 
 
 def problem(settings: Settings) -> str | None:

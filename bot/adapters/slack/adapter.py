@@ -14,6 +14,7 @@ from bot.adapters.slack.blocks import blocks, fallback_text, modal_view
 from bot.adapters.slack.dialect import SLACK_DIALECT
 from bot.adapters.slack.moderators import SlackDirectory
 from bot.adapters.slack.pacing import ChannelPacer
+from bot.adapters.slack.workspaces import Workspaces
 from bot.chat import Command, DeliveryError, Form, Interaction, MessageRef, OutMessage, Target
 from bot.quiz import texts
 
@@ -60,12 +61,12 @@ class SlackAdapter:
 
     def __init__(
         self,
-        client: AsyncWebClient,
+        workspaces: Workspaces,
         directory: SlackDirectory,
         pacer: ChannelPacer | None = None,
         is_connected: Callable[[], bool] = lambda: False,
     ) -> None:
-        self.client = client
+        self.workspaces = workspaces
         self.directory = directory
         self.pacer = pacer or ChannelPacer()
         self._is_connected = is_connected
@@ -74,10 +75,17 @@ class SlackAdapter:
     def connected(self) -> bool:
         return self._is_connected()
 
+    async def _client(self, target: Target) -> AsyncWebClient:
+        """The client with the bot token of the target's workspace."""
+        return await self.workspaces.client(target.community)
+
     async def send(self, target: Target, message: OutMessage) -> MessageRef:
-        await self.pacer.wait(target.channel)
+        client = await self._client(target)
+        # Paced per workspace and channel: each workspace's token has its own
+        # limits (its 429s are waited out by that client's retry handler).
+        await self.pacer.wait(f"{target.community}:{target.channel}")
         try:
-            response = await self.client.chat_postMessage(
+            response = await client.chat_postMessage(
                 channel=target.channel,
                 text=fallback_text(message),
                 blocks=blocks(message),
@@ -89,9 +97,10 @@ class SlackAdapter:
         return MessageRef(target, str(response["ts"]))
 
     async def edit(self, ref: MessageRef, message: OutMessage) -> None:
-        await self.pacer.wait(ref.target.channel)
+        client = await self._client(ref.target)
+        await self.pacer.wait(f"{ref.target.community}:{ref.target.channel}")
         try:
-            await self.client.chat_update(
+            await client.chat_update(
                 channel=ref.target.channel,
                 ts=ref.message_id,
                 text=fallback_text(message),
@@ -103,33 +112,37 @@ class SlackAdapter:
     async def reply_private(self, event: Command | Interaction, message: OutMessage) -> None:
         if message.attachment is not None:
             # An ephemeral message cannot carry a file: it goes to a direct message.
-            message = await self.file_to_direct_message(event.user_id, message)
+            message = await self.file_to_direct_message(event.target, event.user_id, message)
         await self.ephemeral(event.target, event.user_id, message)
 
-    async def file_to_direct_message(self, user_id: str, message: OutMessage) -> OutMessage:
+    async def file_to_direct_message(
+        self, target: Target, user_id: str, message: OutMessage
+    ) -> OutMessage:
         """Send the message's file (with its text) in the member's direct message
         with the bot; what to tell them where they asked."""
         attachment = message.attachment
         assert attachment is not None
         try:
-            opened = await self.client.conversations_open(users=user_id)
-            await self.client.files_upload_v2(
+            client = await self._client(target)
+            opened = await client.conversations_open(users=user_id)
+            await client.files_upload_v2(
                 channel=str(opened["channel"]["id"]),
                 file=attachment.data,
                 filename=attachment.filename,
                 title=attachment.filename,
                 initial_comment=fallback_text(message),
             )
-        except CALL_ERRORS as error:
-            problem = delivery_error(error)
+        except (*CALL_ERRORS, DeliveryError) as error:
+            problem = error if isinstance(error, DeliveryError) else delivery_error(error)
             log.warning("could not send %s a file: %s", user_id, problem)
             return texts.study.file_not_delivered(str(problem))
         return texts.study.file_sent_to_direct_messages()
 
     async def ephemeral(self, target: Target, user_id: str, message: OutMessage) -> None:
         """A message in the channel that only `user_id` sees."""
+        client = await self._client(target)
         try:
-            await self.client.chat_postEphemeral(
+            await client.chat_postEphemeral(
                 channel=target.channel,
                 user=user_id,
                 text=fallback_text(message),
@@ -141,9 +154,10 @@ class SlackAdapter:
     async def send_direct(self, target: Target, user_id: str, message: OutMessage) -> None:
         """A message in the app's direct conversation with the member (its
         Messages tab): chat.postMessage to a user id needs only chat:write."""
-        await self.pacer.wait(user_id)
+        client = await self._client(target)
+        await self.pacer.wait(f"{target.community}:{user_id}")
         try:
-            await self.client.chat_postMessage(
+            await client.chat_postMessage(
                 channel=user_id,
                 text=fallback_text(message),
                 blocks=blocks(message),
@@ -153,17 +167,20 @@ class SlackAdapter:
         except CALL_ERRORS as error:
             raise self._failed("message a member from", target, error) from error
 
-    async def open_form(self, trigger_id: str, form: Form, channel: str) -> None:
+    async def open_form(self, trigger_id: str, form: Form, target: Target) -> None:
         """Open a modal for the member whose command or click gave `trigger_id`
         (valid for three seconds)."""
+        client = await self._client(target)
         try:
-            await self.client.views_open(trigger_id=trigger_id, view=modal_view(form, channel))
+            await client.views_open(trigger_id=trigger_id, view=modal_view(form, target.channel))
         except CALL_ERRORS as error:
             raise delivery_error(error) from error
 
     async def display_names(self, target: Target, user_ids: Sequence[str]) -> dict[str, str]:
         unique = list(dict.fromkeys(user_ids))
-        names = await asyncio.gather(*(self.directory.display_name(u) for u in unique))
+        names = await asyncio.gather(
+            *(self.directory.display_name(target.community, u) for u in unique)
+        )
         return {user: name for user, name in zip(unique, names, strict=True) if name}
 
     def _failed(self, action: str, target: Target, error: Exception) -> DeliveryError:

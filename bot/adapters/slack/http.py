@@ -1,9 +1,12 @@
 """The door to /slack/events in HTTP mode.
 
-Every request is checked before any of it is parsed: its size, Slack's
-signature and the five-minute freshness of its timestamp, and that the same
-signed request was not seen before (a replay). Only then does Bolt see it.
-Refusals are one short log line each, never a traceback.
+Every request is checked before any of it is parsed: first its signature
+headers and the five-minute freshness of their timestamp, before a byte of
+body is read; then the body, read under a 64 KB limit and a deadline
+(bot/serving.py), against the signature; then that the same signed request
+was not seen before by any process on the database (a replay, or one of
+Slack's own retries), which is answered 200 and does nothing. Only then does
+Bolt see it. Refusals are one short log line each, never a traceback.
 """
 
 from __future__ import annotations
@@ -12,20 +15,32 @@ import logging
 import re
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 from aiohttp import web
 from slack_sdk.signature import Clock, SignatureVerifier
 
+from bot.serving import DEFAULT_LIMITS, BodyTooLarge, read_body
+
 log = logging.getLogger(__name__)
 
-MAX_BODY = 1024 * 1024  # Slack's payloads are a few kB; 1 MB is generous
+MAX_BODY = 64 * 1024  # Slack's payloads are a few kB; a long form's under 20 kB
 WINDOW = 5 * 60  # how old (or how far ahead) a signed request may be, as Slack says
 REPLAY_LIMIT = 100_000  # signatures remembered at most; oldest forgotten first
 _TIMESTAMP = re.compile(r"[0-9]{1,12}")
 _SIGNATURE = re.compile(r"v0=[0-9a-f]{64}")
 
-Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+# Bolt's handling of a request the gate let through, given the body it read.
+Handler = Callable[[web.Request, bytes], Awaitable[web.StreamResponse]]
+
+
+class Replays(Protocol):
+    """Where signed requests are remembered for their five minutes."""
+
+    async def first_time(self, key: str, expires: float) -> bool:
+        """True the first time `key` is claimed before `expires` (a Unix time),
+        by this process or, for a shared store, any process on the database."""
+        ...
 
 
 class _Clock(Clock):
@@ -65,19 +80,33 @@ class ReplayCache:
             del self._expiry[next(iter(self._expiry))]
 
 
+class MemoryReplays:
+    """The replay store of one process (SQLite, where one process serves)."""
+
+    def __init__(self, clock: Callable[[], float], limit: int = REPLAY_LIMIT) -> None:
+        self.cache = ReplayCache(clock, limit)
+
+    async def first_time(self, key: str, expires: float) -> bool:
+        return not self.cache.seen(key, expires)
+
+
 class RequestGate:
     """Decides whether a request really comes from Slack, and only once."""
 
     def __init__(
-        self, signing_secret: str, clock: Callable[[], float] = time.time, window: int = WINDOW
+        self,
+        signing_secret: str,
+        clock: Callable[[], float] = time.time,
+        window: int = WINDOW,
+        replays: Replays | None = None,
     ) -> None:
         self._clock = clock
         self._window = window
         self._verifier = SignatureVerifier(signing_secret, clock=_Clock(clock))
-        self.replays = ReplayCache(clock)
+        self.replays: Replays = replays or MemoryReplays(clock)
 
-    def refusal(self, body: bytes, headers: Mapping[str, str]) -> str | None:
-        """Why the request is refused, or None if it is Slack's and new."""
+    def header_refusal(self, headers: Mapping[str, str]) -> str | None:
+        """Why the request is refused from its headers alone, or None."""
         timestamp = headers.get("X-Slack-Request-Timestamp")
         signature = headers.get("X-Slack-Signature")
         if not timestamp or not signature:
@@ -86,39 +115,65 @@ class RequestGate:
             return "malformed signature headers"
         if abs(self._clock() - int(timestamp)) > self._window:
             return "stale timestamp"
+        return None
+
+    def refusal(self, body: bytes, headers: Mapping[str, str]) -> str | None:
+        """Why the request is refused, or None if Slack signed it in the window."""
+        problem = self.header_refusal(headers)
+        if problem is not None:
+            return problem
         try:
             text = body.decode("utf-8")
         except UnicodeDecodeError:
             return "body is not UTF-8"
-        if not self._verifier.is_valid(text, timestamp, signature):
+        if not self._verifier.is_valid(
+            text, headers["X-Slack-Request-Timestamp"], headers["X-Slack-Signature"]
+        ):
             return "bad signature"
-        if self.replays.seen(f"{timestamp}:{signature}", int(timestamp) + self._window):
-            return "a repeat of an earlier request"
         return None
+
+    async def first_time(self, headers: Mapping[str, str]) -> bool:
+        """For a request `refusal` passed: False if any process saw it before."""
+        timestamp, signature = headers["X-Slack-Request-Timestamp"], headers["X-Slack-Signature"]
+        return await self.replays.first_time(signature, int(timestamp) + self._window)
 
 
 def guarded(
-    gate: RequestGate, inner: Handler, *, accepting: Callable[[], bool] = lambda: True
-) -> Handler:
+    gate: RequestGate,
+    inner: Handler,
+    *,
+    accepting: Callable[[], bool] = lambda: True,
+    body_deadline: float = DEFAULT_LIMITS.body,
+) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
     """`inner` (Bolt's handler) behind the gate."""
 
     async def handle(request: web.Request) -> web.StreamResponse:
         if not accepting():
             return web.Response(status=503, text="shutting down")
-        if (request.content_length or 0) > MAX_BODY:
-            log.info("refused a Slack request: body over %d bytes", MAX_BODY)
-            return web.Response(status=413)
-        try:
-            body = await request.read()
-        except web.HTTPRequestEntityTooLarge:
-            log.info("refused a Slack request: body over %d bytes", MAX_BODY)
-            return web.Response(status=413)
-        problem = gate.refusal(body, request.headers)
+        # Unsigned or stale: refused before any of the body is read.
+        problem = gate.header_refusal(request.headers)
         if problem is not None:
             log.info("refused a Slack request from %s: %s", request.remote, problem)
             return web.Response(status=401)
         try:
-            return await inner(request)
+            body = await read_body(request, MAX_BODY, body_deadline)
+        except BodyTooLarge:
+            log.info("refused a Slack request: body over %d bytes", MAX_BODY)
+            return web.Response(status=413)
+        except TimeoutError:
+            log.info("refused a Slack request from %s: body too slow", request.remote)
+            return web.Response(status=408)
+        problem = gate.refusal(body, request.headers)
+        if problem is not None:
+            log.info("refused a Slack request from %s: %s", request.remote, problem)
+            return web.Response(status=401)
+        # Slack resends what it thinks failed; a repeat is answered and ignored.
+        retry = request.headers.get("X-Slack-Retry-Num")
+        if not await gate.first_time(request.headers) or retry is not None:
+            log.info("ignored a repeated Slack request (retry %s)", retry or "-")
+            return web.Response(status=200)
+        try:
+            return await inner(request, body)
         except Exception as error:
             # A signed payload Slack never sends (not JSON, a list, 50,000-deep
             # nesting): Bolt parses it once, here, and fails; a clean 400.

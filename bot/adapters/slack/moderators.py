@@ -13,7 +13,9 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from slack_sdk.errors import SlackApiError
-from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.adapters.slack.workspaces import Workspaces
+from bot.chat import DeliveryError
 
 log = logging.getLogger(__name__)
 
@@ -42,36 +44,37 @@ class _Cache:
 
 
 class SlackDirectory:
-    """Users and user groups of the workspace, looked up on demand and cached."""
+    """Users and user groups of each workspace, looked up on demand and cached
+    (keyed by workspace: a group handle means something else in another)."""
 
     def __init__(
         self,
-        client: AsyncWebClient,
+        workspaces: Workspaces,
         moderators: Iterable[str] = (),
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self.client = client
+        self.workspaces = workspaces
         self.moderators = set(moderators)
         self._users = _Cache(ADMIN_TTL, clock)
         self._names = _Cache(NAME_TTL, clock)
         self._groups = _Cache(GROUP_TTL, clock)
         self._handles = _Cache(GROUP_TTL, clock)
 
-    async def is_moderator(self, user_id: str, group: str | None) -> bool:
+    async def is_moderator(self, team: str, user_id: str, group: str | None) -> bool:
         if user_id in self.moderators:
             return True
-        user = await self._user(user_id)
+        user = await self._user(team, user_id)
         if user and (user.get("is_admin") or user.get("is_owner") or user.get("is_primary_owner")):
             return True
         if group:
-            return user_id in await self._group_members(group)
+            return user_id in await self._group_members(team, group)
         return False
 
-    async def display_name(self, user_id: str) -> str | None:
-        cached = self._names.get(user_id)
+    async def display_name(self, team: str, user_id: str) -> str | None:
+        cached = self._names.get(f"{team}:{user_id}")
         if cached is not None:
             return str(cached)
-        user = await self._user(user_id)
+        user = await self._user(team, user_id)
         if not user:
             return None
         profile = user.get("profile") or {}
@@ -82,49 +85,59 @@ class SlackDirectory:
             or user.get("name")
         )
         if name:
-            self._names.put(user_id, str(name))
+            self._names.put(f"{team}:{user_id}", str(name))
         return str(name) if name else None
 
-    async def _user(self, user_id: str) -> dict[str, Any] | None:
-        cached = self._users.get(user_id)
+    async def _user(self, team: str, user_id: str) -> dict[str, Any] | None:
+        cached = self._users.get(f"{team}:{user_id}")
         if cached is not None:
             return dict(cached)
         try:
-            response = await self.client.users_info(user=user_id)
+            client = await self.workspaces.client(team)
+            response = await client.users_info(user=user_id)
+        except DeliveryError as error:
+            log.warning("users.info for %s: %s", user_id, error)
+            return None
         except SlackApiError as error:
             log.warning("users.info for %s failed: %s", user_id, error.response.get("error"))
             return None
         user = response.get("user") or {}
-        self._users.put(user_id, user)
+        self._users.put(f"{team}:{user_id}", user)
         return dict(user)
 
-    async def _group_members(self, group: str) -> set[str]:
-        group_id = await self._group_id(group)
+    async def _group_members(self, team: str, group: str) -> set[str]:
+        group_id = await self._group_id(team, group)
         if group_id is None:
             return set()
-        cached = self._groups.get(group_id)
+        cached = self._groups.get(f"{team}:{group_id}")
         if cached is not None:
             return set(cached)
         try:
-            response = await self.client.usergroups_users_list(usergroup=group_id)
+            client = await self.workspaces.client(team)
+            response = await client.usergroups_users_list(usergroup=group_id)
+        except DeliveryError:
+            return set()
         except SlackApiError as error:
             log.warning(
                 "usergroups.users.list %s failed: %s", group_id, error.response.get("error")
             )
             return set()
         members = set(response.get("users") or [])
-        self._groups.put(group_id, members)
+        self._groups.put(f"{team}:{group_id}", members)
         return members
 
-    async def _group_id(self, group: str) -> str | None:
+    async def _group_id(self, team: str, group: str) -> str | None:
         """A group id as given (S…), or the id of the group with that handle."""
         name = group.strip().lstrip("@")
         if _GROUP_ID.match(name):
             return name
-        handles = self._handles.get("all")
+        handles = self._handles.get(team)
         if handles is None:
             try:
-                response = await self.client.usergroups_list()
+                client = await self.workspaces.client(team)
+                response = await client.usergroups_list()
+            except DeliveryError:
+                return None
             except SlackApiError as error:
                 log.warning("usergroups.list failed: %s", error.response.get("error"))
                 return None
@@ -133,6 +146,6 @@ class SlackDirectory:
                 for entry in response.get("usergroups") or []
                 if entry.get("id")
             }
-            self._handles.put("all", handles)
+            self._handles.put(team, handles)
         found = handles.get(name.lower())
         return str(found) if found else None

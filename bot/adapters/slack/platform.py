@@ -18,23 +18,35 @@ from collections.abc import Awaitable, Callable
 from typing import Any, ParamSpec
 
 from aiohttp import web
-from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
+from slack_bolt.adapter.aiohttp import to_aiohttp_response
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
-from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncRespond
+from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext, AsyncRespond
+from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_sdk.errors import SlackApiError
 from slack_sdk.http_retry.builtin_async_handlers import (
     AsyncConnectionErrorRetryHandler,
     AsyncRateLimitErrorRetryHandler,
     AsyncServerErrorRetryHandler,
 )
+from slack_sdk.oauth.installation_store.models.installation import Installation
+from slack_sdk.oauth.token_rotation.async_rotator import AsyncTokenRotator
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.adapters.in_flight import InFlight
+from bot.adapters.slack import texts as slack_texts
 from bot.adapters.slack.adapter import CALL_ERRORS, PLATFORM, SlackAdapter
 from bot.adapters.slack.blocks import blocks, fallback_text, view_values
-from bot.adapters.slack.http import RequestGate, events_app
+from bot.adapters.slack.http import MemoryReplays, Replays, RequestGate, events_app
 from bot.adapters.slack.moderators import SlackDirectory
+from bot.adapters.slack.oauth import (
+    INSTALL_PATH,
+    InstallFlow,
+    add_install_routes,
+    install_flow,
+    installation_store,
+)
 from bot.adapters.slack.pacing import ChannelPacer
+from bot.adapters.slack.workspaces import InstalledWorkspaces, OneWorkspace, Workspaces
 from bot.chat import (
     Command,
     DeliveryError,
@@ -48,6 +60,8 @@ from bot.config import Settings
 from bot.quiz import texts
 from bot.quiz.service import QuizService
 from bot.quiz.surface.grammar import UsageError, parse
+from bot.serving import BoundedRunner, Limits
+from bot.storage.seen_requests import SeenRequests
 
 log = logging.getLogger(__name__)
 P = ParamSpec("P")
@@ -80,10 +94,13 @@ def unescape_groups(text: str) -> str:
     return _SUBTEAM.sub(lambda found: found.group(2) or found.group(1), text)
 
 
-def web_client(settings: Settings) -> AsyncWebClient:
-    assert settings.slack_bot_token is not None
+def web_client(settings: Settings, token: str | None = None) -> AsyncWebClient:
+    """A Web API client with `token` (SLACK_BOT_TOKEN when not given; none in
+    OAuth mode, where each workspace's token is given per call)."""
+    if token is None and settings.slack_bot_token is not None:
+        token = settings.slack_bot_token.get_secret_value()
     return AsyncWebClient(
-        token=settings.slack_bot_token.get_secret_value(),
+        token=token,
         base_url=settings.slack_api_url or DEFAULT_API_URL,
         retry_handlers=[
             AsyncConnectionErrorRetryHandler(max_retry_count=2),
@@ -101,30 +118,116 @@ class SlackPlatform:
         service: QuizService,
         pacer: ChannelPacer | None = None,
         clock: Callable[[], float] = time.time,
+        limits: Limits | None = None,
     ) -> None:
         self.settings = settings
         self.service = service
         self.client = web_client(settings)
-        self.directory = SlackDirectory(self.client, settings.slack_moderators)
-        self.adapter = SlackAdapter(self.client, self.directory, pacer, self._is_connected)
         secret = (
             settings.slack_signing_secret.get_secret_value()
             if settings.slack_signing_secret
             else ""
         )
-        self.app = AsyncApp(client=self.client, signing_secret=secret, name="quizmaster")
+        self.installed: InstalledWorkspaces | None = None
+        self.flow: InstallFlow | None = None
+        workspaces: Workspaces = OneWorkspace(self.client)
+        if settings.slack_oauth:
+            self.installed, self.flow = self._installations(settings)
+            workspaces = self.installed
+        self.directory = SlackDirectory(workspaces, settings.slack_moderators)
+        self.adapter = SlackAdapter(workspaces, self.directory, pacer, self._is_connected)
+        self.app = AsyncApp(
+            client=self.client,
+            signing_secret=secret,
+            name="quizmaster",
+            oauth_flow=self.flow,
+            user_facing_authorize_error_message=slack_texts.not_installed(),
+        )
+        if self.installed is not None:
+            self.app.use(self._remember_workspace)
+            for event in ("app_uninstalled", "tokens_revoked"):
+                self.app.event(event)(self._on_uninstalled)
         self.app.command("/quiz")(self._tracked(self._on_command))
         # Every button and form the quiz surface declares; the service routes each.
         surface = service.surface
         self.app.action(surface.action_pattern())(self._tracked(self._on_click))
         self.app.view(surface.form_pattern())(self._tracked(self._on_form))
         # Only HTTP mode has a signing secret (Socket Mode needs none).
-        self.gate = RequestGate(secret, clock) if secret else None
+        self.gate = RequestGate(secret, clock, replays=self._replays(clock)) if secret else None
+        self.limits = limits or Limits()
         self.ack_within = ACK_WITHIN
         self._socket: AsyncSocketModeHandler | None = None
-        self._runner: web.AppRunner | None = None
+        self._runner: BoundedRunner | None = None
         self._serving = False
         self._in_flight = InFlight(PLATFORM)
+
+    def _installations(self, settings: Settings) -> tuple[InstalledWorkspaces, InstallFlow]:
+        """OAuth mode: installations in the database, shared by every process."""
+        assert settings.slack_client_id and settings.slack_client_secret
+        client_id = settings.slack_client_id
+        client_secret = settings.slack_client_secret.get_secret_value()
+        engine = self.service.repository.engine
+        store = installation_store(engine, client_id)
+        installed = InstalledWorkspaces(
+            store,
+            engine,
+            lambda token: web_client(settings, token),
+            AsyncTokenRotator(client_id=client_id, client_secret=client_secret, client=self.client),
+        )
+        flow = install_flow(
+            client_id=client_id,
+            client_secret=client_secret,
+            engine=engine,
+            store=store,
+            client=self.client,
+            api_url=settings.slack_api_url or DEFAULT_API_URL,
+            installed=self._on_installed,
+        )
+        return installed, flow
+
+    async def _on_installed(self, installation: Installation) -> None:
+        assert self.installed is not None
+        if installation.team_id:
+            await self.installed.seen(
+                installation.team_id,
+                installation.enterprise_id,
+                bool(installation.is_enterprise_install),
+            )
+            await self.service.community_back(PLATFORM, installation.team_id)
+        log.info("Slack: installed in %s", installation.team_name or installation.enterprise_name)
+
+    async def _remember_workspace(
+        self, context: AsyncBoltContext, next: Callable[[], Awaitable[None]]
+    ) -> None:
+        """Each request names its workspace and organisation: remembered, so
+        timed posts there (with no request to read them from) find the token."""
+        assert self.installed is not None
+        if context.team_id:
+            await self.installed.seen(
+                context.team_id, context.enterprise_id, bool(context.is_enterprise_install)
+            )
+        await next()
+
+    async def _on_uninstalled(self, body: dict[str, Any], context: AsyncBoltContext) -> None:
+        """app_uninstalled, or tokens_revoked naming bot tokens: forget the
+        workspace's installation and post nothing more there."""
+        assert self.installed is not None
+        event = body.get("event") or {}
+        if event.get("type") == "tokens_revoked" and not (event.get("tokens") or {}).get("bot"):
+            return  # only user tokens: the bot still works there
+        team = str(context.team_id or body.get("team_id") or "")
+        if not team:
+            return
+        await self.installed.removed(team, context.enterprise_id)
+        await self.service.community_left(PLATFORM, team)
+
+    def _replays(self, clock: Callable[[], float]) -> Replays:
+        """Requests seen, shared through PostgreSQL by every process on it;
+        on SQLite (one serving process) kept in memory."""
+        engine = self.service.repository.engine
+        if engine.dialect.name == "postgresql":
+            return SeenRequests(engine, clock)
+        return MemoryReplays(clock)
 
     @property
     def socket_mode(self) -> bool:
@@ -149,7 +252,8 @@ class SlackPlatform:
     # -- lifecycle ------------------------------------------------------------------
 
     async def start(self) -> None:
-        await self._check_bot_token()
+        if self.flow is None:  # OAuth mode has no token until a workspace installs
+            await self._check_bot_token()
         if self.socket_mode:
             await self._connect_socket()
         else:
@@ -200,9 +304,17 @@ class SlackPlatform:
     async def _serve_http(self) -> None:
         if self.gate is None:
             raise StartError("HTTP mode needs SLACK_SIGNING_SECRET to verify Slack's requests")
-        app = events_app(self.gate, self._bolt, EVENTS_PATH, accepting=lambda: self._serving)
+        app = events_app(
+            self.gate,
+            self._bolt,
+            EVENTS_PATH,
+            accepting=lambda: self._serving,
+            body_deadline=self.limits.body,
+        )
+        if self.flow is not None:
+            add_install_routes(app, self.flow)
         # Closing stops listening, then waits this long for requests in flight.
-        runner = web.AppRunner(app, access_log=None, shutdown_timeout=DRAIN_SECONDS)
+        runner = BoundedRunner(app, self.limits, shutdown_timeout=DRAIN_SECONDS)
         await runner.setup()
         host, port = self.settings.slack_host, self.settings.slack_port
         try:
@@ -216,10 +328,17 @@ class SlackPlatform:
         self._runner = runner
         self._serving = True
         log.info("Slack: HTTP mode, events at http://%s:%s%s", host, self.port, EVENTS_PATH)
+        if self.flow is not None:
+            log.info("Slack: installs at http://%s:%s%s", host, self.port, INSTALL_PATH)
 
-    async def _bolt(self, request: web.Request) -> web.StreamResponse:
-        """Bolt's own handling of a request the gate let through."""
-        response = await self.app.async_dispatch(await to_bolt_request(request))
+    async def _bolt(self, request: web.Request, body: bytes) -> web.StreamResponse:
+        """Bolt's own handling of a request the gate let through (and read)."""
+        bolt_request = AsyncBoltRequest(
+            body=body.decode("utf-8"),
+            query=request.query_string,
+            headers=dict(request.headers),
+        )
+        response = await self.app.async_dispatch(bolt_request)
         return await to_aiohttp_response(response)
 
     async def close(self) -> None:
@@ -264,7 +383,7 @@ class SlackPlatform:
                 user_id,
                 args=parsed.args,
                 display_name=body.get("user_name"),
-                moderator_check=self._moderator_check(user_id),
+                moderator_check=self._moderator_check(target.community, user_id),
             )
             reply = await self.service.handle_command(command)
             if reply.form is not None:
@@ -280,15 +399,15 @@ class SlackPlatform:
         """Open the reply's form; None once it is open, else what to say instead."""
         assert reply.form is not None
         try:
-            await self.adapter.open_form(trigger_id, reply.form, target.channel)
+            await self.adapter.open_form(trigger_id, reply.form, target)
         except DeliveryError as error:
             log.warning("could not open a form in %s: %s", target.channel, error)
             return texts.common.form_too_slow()
         return None
 
-    def _moderator_check(self, user_id: str) -> Callable[[str | None], Awaitable[bool]]:
+    def _moderator_check(self, team: str, user_id: str) -> Callable[[str | None], Awaitable[bool]]:
         async def check(group: str | None) -> bool:
-            return await self.directory.is_moderator(user_id, group)
+            return await self.directory.is_moderator(team, user_id, group)
 
         return check
 
@@ -299,7 +418,7 @@ class SlackPlatform:
         member); if that fails, as an ephemeral or channel message. A file goes
         to the member's direct message with the bot, and the reply says so."""
         if reply.attachment is not None:
-            reply = await self.adapter.file_to_direct_message(user_id, reply)
+            reply = await self.adapter.file_to_direct_message(target, user_id, reply)
         kind = "in_channel" if reply.public else "ephemeral"
         try:
             sent = await respond(
@@ -330,7 +449,7 @@ class SlackPlatform:
             # Only the posting and the slot; correctness is looked up by the service.
             str(action.get("value") or action.get("action_id") or ""),
             display_name=user.get("name") or user.get("username"),
-            moderator_check=self._moderator_check(str(user.get("id", ""))),
+            moderator_check=self._moderator_check(str(team), str(user.get("id", ""))),
         )
         reply = await self._stored(click)
         await ack()  # only now: the answer is committed, or the reply says it may not be
@@ -366,7 +485,7 @@ class SlackPlatform:
             str(view.get("callback_id") or ""),
             view_values(view),
             display_name=user.get("name") or user.get("username"),
-            moderator_check=self._moderator_check(user_id),
+            moderator_check=self._moderator_check(target.community, user_id),
             inline_errors=True,
         )
         work = asyncio.ensure_future(self.service.handle_form(form))

@@ -158,3 +158,9 @@ def schedule_problem(problem: str) -> OutMessage:
         f"{problem.rstrip('.')}. Nothing was changed. Example: "
         "`/quiz schedule daily 09:00 Europe/Berlin mon-fri`."
     )
+
+
+def removed_from_community() -> str:
+    """Stored as the channels' delivery problem when the bot is removed from
+    their community; read back in the channel settings' warning."""
+    return "the bot was removed from this community (add it again to resume timed posts)"

@@ -2,7 +2,7 @@
 team quizzes (quizzes.teams, their results, and each member's team)
 
 Revision ID: 0013
-Revises: 0011
+Revises: 0012
 Create Date: 2026-12-04 18:00:00
 """
 
@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0013"
-down_revision = "0011"
+down_revision = "0012"
 branch_labels = None
 depends_on = None
 

@@ -1,0 +1,362 @@
+"""Several `quizmaster run` processes on one PostgreSQL database, then kill -9 one.
+
+Discord's shards are split over the processes (the fake Discord routes each
+server to its shard), Slack workspaces install the app through the OAuth flow,
+live quizzes run in many channels, members click as fast as `--concurrency`
+clicks in flight allow; after `--before` seconds one process is killed and the
+clicking goes on for `--after` seconds (to the servers whose shards are still
+connected). Daily questions come due after the kill in some channels.
+
+Prints: shards connected, workspaces installed, clicks acknowledged and stored,
+the longest extra wait of any channel's next question after the kill, reveals
+and daily posts made twice, and clicks per second before and after the kill.
+Run it with `--processes 1` for one process's rate on the same machine.
+
+    .venv/bin/python bench/cluster.py --postgres postgresql://postgres@127.0.0.1/test
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import itertools
+import os
+import random
+import re
+import signal
+import statistics
+import sys
+import time
+import uuid
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from urllib.parse import urlencode
+
+import aiohttp
+import asyncpg
+from sqlalchemy.engine import make_url
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.fakes.fake_discord import (  # noqa: E402
+    MANAGE_GUILD,
+    MEMBER_PERMISSIONS,
+    FakeDiscord,
+    buttons_of,
+    text_of,
+)
+from tests.fakes.fake_slack import (  # noqa: E402
+    CLIENT_ID,
+    CLIENT_SECRET,
+    SIGNING_SECRET,
+    FakeSlack,
+    SignedSender,
+    slash_payload,
+)
+from tests.processes import bot_environment, free_port, start_run, wait_until_connected  # noqa: E402
+
+MOD = "440000000000000001"
+PLAYERS = [f"4500000000000{n:05d}" for n in range(40)]
+SECONDS = 8  # each live question's time
+DAILY_TITLE = "· Question of the day"
+
+
+def guild_id(number: int) -> str:
+    return str(((1_000_000_000_000 + number) << 22) | 1)
+
+
+def channel_of(guild: str) -> str:
+    return str(int(guild) + 7)
+
+
+def shard_ranges(shards: int, processes: int) -> list[list[int]]:
+    return [list(range(shards))[p::processes] for p in range(processes)]
+
+
+async def fresh_database(url: str) -> tuple[str, str]:
+    base = make_url(url)
+    name = f"qm_bench_{uuid.uuid4().hex[:8]}"
+    admin = await asyncpg.connect(base.set(drivername="postgresql").render_as_string(False))
+    try:
+        await admin.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await admin.close()
+    return name, base.set(drivername="postgresql", database=name).render_as_string(False)
+
+
+async def drop_database(url: str, name: str) -> None:
+    admin = await asyncpg.connect(
+        make_url(url).set(drivername="postgresql").render_as_string(False)
+    )
+    try:
+        await admin.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", name
+        )
+        await admin.execute(f'DROP DATABASE IF EXISTS "{name}"')
+    finally:
+        await admin.close()
+
+
+async def install(fake: FakeSlack, port: int, team: str, session: aiohttp.ClientSession) -> bool:
+    base = f"http://127.0.0.1:{port}"
+    fake.redirect_url = f"{base}/slack/oauth_redirect"
+    async with session.get(f"{base}/slack/install") as page:
+        cookie = page.headers["Set-Cookie"].split(";")[0]
+        [link] = re.findall(r'href="([^"]+)"', await page.text())
+    approve = link.replace("&amp;", "&") + "&" + urlencode({"team": team})
+    async with session.get(approve, allow_redirects=False) as approved:
+        back = approved.headers["Location"]
+    async with session.get(back, headers={"Cookie": cookie}) as done:
+        return "is ready" in await done.text()
+
+
+class Clicks:
+    """Clicks on the open question of random live channels, `concurrency` at a time."""
+
+    def __init__(self, fake: FakeDiscord, channels: dict[str, str]) -> None:
+        self.fake = fake
+        self.channels = channels  # channel → guild, of the shards still connected
+        self.acked: list[float] = []  # when each "Locked in" came
+        self.locked: set[tuple[str, str]] = set()  # (message, member) acknowledged
+        self.unanswered = 0
+
+    async def one(self) -> None:
+        channel = random.choice(list(self.channels))
+        questions = self.fake.questions(channel)
+        if not questions:
+            await asyncio.sleep(0.05)
+            return
+        question = questions[-1]
+        live = [b for b in buttons_of(question) if not b.get("disabled")]
+        if not live:
+            await asyncio.sleep(0.05)
+            return
+        member = random.choice(PLAYERS)
+        token = await self.fake.click(
+            self.channels[channel], member, question["id"], random.choice(live)["custom_id"]
+        )
+        try:
+            _, final = await self.fake.reply(token, within=3.0)
+        except AssertionError:
+            self.unanswered += 1
+            return
+        if text_of(final).startswith("Locked in"):
+            self.acked.append(time.monotonic())
+            self.locked.add((question["id"], member))
+
+    async def run(self, until: float, concurrency: int) -> None:
+        async def worker() -> None:
+            while time.monotonic() < until:
+                await self.one()
+
+        await asyncio.gather(*(worker() for _ in range(concurrency)))
+
+
+def rate(times: list[float], start: float, end: float) -> float:
+    return sum(start <= t < end for t in times) / max(end - start, 1e-9)
+
+
+def extra_wait_after(fake: FakeDiscord, channels: list[str], killed: datetime) -> float:
+    """Over the channels, the longest gap between two questions that ended
+    after the kill, beyond the gaps usual before it (in seconds)."""
+    before: list[float] = []
+    after: list[float] = []
+    for channel in channels:
+        stamps = [
+            datetime.fromisoformat(m["timestamp"])
+            for m in fake.questions(channel)
+            if DAILY_TITLE not in text_of(m)
+        ]
+        for earlier, later in itertools.pairwise(stamps):
+            gap = (later - earlier).total_seconds()
+            (after if later > killed else before).append(gap)
+    usual = statistics.median(before) if before else float(SECONDS)
+    return max(after, default=usual) - usual
+
+
+async def bench(args: argparse.Namespace) -> None:
+    name, database = await fresh_database(args.postgres)
+    discord = FakeDiscord(shards=args.shards)
+    slack = await FakeSlack().start()
+    await discord.start()
+    guilds = [guild_id(n) for n in range(args.guilds)]
+    for guild in guilds:
+        discord.add_guild(guild, [channel_of(guild)])
+        discord.add_member(guild, MOD, "Mod", permissions=MEMBER_PERMISSIONS | MANAGE_GUILD)
+        for player in PLAYERS:
+            discord.add_member(guild, player)
+    teams = [f"T0W{n:04d}" for n in range(args.workspaces)]
+    for team in teams:
+        slack.add_workspace(team, f"Workspace {team[-4:]}")
+    ranges = shard_ranges(args.shards, args.processes)
+    processes: list[asyncio.subprocess.Process] = []
+    health_ports, slack_ports = [], []
+    work = Path(os.environ.get("TMPDIR", "/tmp")) / f"qm-cluster-{uuid.uuid4().hex[:6]}"
+    try:
+        for index, shards in enumerate(ranges):
+            folder = work / f"p{index}"
+            folder.mkdir(parents=True)
+            health_ports.append(free_port())
+            slack_ports.append(free_port())
+            environment = bot_environment(
+                folder,
+                QUIZ_DATABASE_URL=database,
+                QUIZ_HEALTH_PORT=str(health_ports[-1]),
+                QUIZ_LOG_LEVEL="WARNING",
+                DISCORD_TOKEN=discord.token,
+                QUIZ_DISCORD_API_URL=discord.api_url,
+                QUIZ_DISCORD_GATEWAY_URL=discord.gateway_url,
+                QUIZ_DISCORD_SHARD_COUNT=str(args.shards),
+                QUIZ_DISCORD_SHARD_IDS=",".join(map(str, shards)),
+                SLACK_CLIENT_ID=CLIENT_ID,
+                SLACK_CLIENT_SECRET=CLIENT_SECRET,
+                SLACK_SIGNING_SECRET=SIGNING_SECRET,
+                QUIZ_SLACK_API_URL=slack.api_url,
+                QUIZ_SLACK_HOST="127.0.0.1",
+                QUIZ_SLACK_PORT=str(slack_ports[-1]),
+            )
+            processes.append(await start_run(folder, environment))
+        for port, process in zip(health_ports, processes, strict=True):
+            await wait_until_connected(port, "discord", process, 120)
+        connected = len({tuple(i["shard"]) for i in discord.identifies})
+        print(
+            f"shards connected        {connected} of {args.shards} over {args.processes} processes"
+        )
+
+        async with aiohttp.ClientSession() as session:
+            installed = 0
+            for number, team in enumerate(teams):
+                installed += await install(
+                    slack, slack_ports[number % len(slack_ports)], team, session
+                )
+        spread = "OAuth, spread over the processes"
+        print(f"workspaces installed    {installed} of {args.workspaces} ({spread})")
+
+        # Live quizzes, and daily questions due after the kill in some channels.
+        live = [channel_of(g) for g in guilds[: args.channels]]
+        by_channel = {channel_of(g): g for g in guilds}
+        for start in range(0, len(live), 50):
+            tokens = [
+                await discord.slash(
+                    by_channel[c], c, MOD, "start", {"questions": 50, "seconds": SECONDS}
+                )
+                for c in live[start : start + 50]
+            ]
+            await asyncio.gather(*(discord.reply(t, within=30) for t in tokens))
+        senders = [SignedSender(f"http://127.0.0.1:{p}/slack/events") for p in slack_ports]
+        for number, team in enumerate(teams):
+            payload = slash_payload(
+                "start 3 5",
+                user="U0ADMIN",
+                channel=f"C0{team}",
+                response_url=slack.response_url("r"),
+                team=team,
+            )
+            slack.add_user("U0ADMIN", "Ada", admin=True)
+            await senders[number % len(senders)].slash(payload)
+        now = datetime.now(UTC)
+        due = (now + timedelta(seconds=args.before + 15 + 60)).replace(second=0, microsecond=0)
+        daily = [channel_of(g) for g in guilds[args.channels : args.channels + args.daily]]
+        for channel in daily:
+            token = await discord.slash(
+                by_channel[channel], channel, MOD, "schedule daily", {"time": f"{due:%H:%M}"}
+            )
+            await discord.reply(token, within=30)
+
+        clicks = Clicks(discord, {c: by_channel[c] for c in live})
+        started = time.monotonic()
+        await clicks.run(started + args.before, args.concurrency)
+        victim = 1 if len(processes) > 1 else 0
+        processes[victim].send_signal(signal.SIGKILL)
+        await processes[victim].wait()
+        killed, killed_at = time.monotonic(), datetime.now(UTC)
+        if len(processes) > 1:
+            dead = set(ranges[victim])
+            clicks.channels = {
+                c: g for c, g in clicks.channels.items() if (int(g) >> 22) % args.shards not in dead
+            }
+        wait_daily = max(0.0, (due - datetime.now(UTC)).total_seconds() + 10)
+        await clicks.run(time.monotonic() + max(args.after, wait_daily), args.concurrency)
+        ended = time.monotonic()
+        # Daily posts late behind the reveals still count: wait for them (60 s at most).
+        with contextlib.suppress(AssertionError):
+            await discord.wait_for(
+                lambda: all(
+                    any(DAILY_TITLE in text_of(m) for m in discord.questions(c)) for c in daily
+                ),
+                60,
+            )
+        await asyncio.sleep(2)  # answers in flight reach the database
+
+        stored_db = await asyncpg.connect(database)
+        try:
+            stored = await stored_db.fetchval("SELECT count(*) FROM answers")
+        finally:
+            await stored_db.close()
+        reveals: dict[str, int] = {}
+        for call in discord.calls:
+            if call.method == "PATCH" and any(
+                "(closed)" in (e.get("title") or "") for e in (call.body or {}).get("embeds") or []
+            ):
+                reveals[call.path] = reveals.get(call.path, 0) + 1
+        doubled_reveals = sum(count > 1 for count in reveals.values())
+        doubled_daily = sum(
+            sum(DAILY_TITLE in text_of(m) for m in discord.questions(c)) > 1 for c in daily
+        )
+        for sender in senders:
+            await sender.close()
+        made_daily = sum(
+            any(DAILY_TITLE in text_of(m) for m in discord.questions(c)) for c in daily
+        )
+        live_after = [c for c in live if c in clicks.channels or len(processes) == 1]
+        print(
+            f"clicks acknowledged     {len(clicks.locked)} (stored: {stored} answers; "
+            f"{clicks.unanswered} unanswered in 3 s)"
+        )
+        lost = max(0, len(clicks.locked) - stored)
+        print(f"acknowledged and lost   {lost}")
+        extra = extra_wait_after(discord, live, killed_at)
+        print(f"longest extra wait      {extra:.1f} s (a channel's next question, after the kill)")
+        print(f"reveals made twice      {doubled_reveals} (of {len(reveals)} reveals)")
+        print(f"daily posts made twice  {doubled_daily} (of {made_daily} made, {len(daily)} due)")
+        print(f"clicks/s before kill    {rate(clicks.acked, started, killed):.0f}")
+        after = rate(clicks.acked, killed, ended)
+        print(
+            f"clicks/s after kill     {after:.0f} (on the {len(live_after)} channels still served)"
+        )
+    finally:
+        for process in processes:
+            if process.returncode is None:
+                process.send_signal(signal.SIGTERM)
+        for process in processes:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(process.communicate(), 30)
+        await discord.close()
+        await slack.close()
+        await drop_database(args.postgres, name)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--postgres", default=os.environ.get("QUIZ_TEST_POSTGRES_URL"))
+    parser.add_argument("--processes", type=int, default=3)
+    parser.add_argument("--shards", type=int, default=6)
+    parser.add_argument("--guilds", type=int, default=3000)
+    parser.add_argument("--workspaces", type=int, default=50)
+    parser.add_argument("--channels", type=int, default=1000, help="live quizzes on Discord")
+    parser.add_argument("--daily", type=int, default=50, help="channels with a daily question")
+    parser.add_argument("--concurrency", type=int, default=32, help="clicks in flight")
+    parser.add_argument("--before", type=float, default=20.0)
+    parser.add_argument("--after", type=float, default=30.0)
+    args = parser.parse_args()
+    if not args.postgres:
+        parser.error("set QUIZ_TEST_POSTGRES_URL or pass --postgres URL")
+    asyncio.run(bench(args))
+
+
+if __name__ == "__main__":
+    main()
