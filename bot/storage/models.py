@@ -198,6 +198,10 @@ class Post(Base):
     # review cards, after it closed; a closed post without it is applied by
     # the timer loop (after a crash between the close and the cards).
     cards_applied_at: Mapped[datetime | None] = mapped_column(default=None)
+    # An adaptive daily pick that brings a missed question back: how right the
+    # channel was last time, and when (the post's footer says so).
+    review_share: Mapped[float | None] = mapped_column(Float, default=None)
+    review_of: Mapped[datetime | None] = mapped_column(default=None)
 
 
 class Answer(Base):

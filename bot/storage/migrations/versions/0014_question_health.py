@@ -28,6 +28,9 @@ def upgrade() -> None:
         batch_op.add_column(
             sa.Column("daily_pick", sa.String(length=16), nullable=False, server_default="shuffle")
         )
+    with op.batch_alter_table("posts", schema=None) as batch_op:
+        batch_op.add_column(sa.Column("review_share", sa.Float(), nullable=True))
+        batch_op.add_column(sa.Column("review_of", _WHEN, nullable=True))
     counts = [
         *(f"option_{n}" for n in range(5)),
         "upper_answered",
@@ -87,5 +90,8 @@ def downgrade() -> None:
     op.drop_index("ix_question_reports_open", table_name="question_reports")
     op.drop_table("question_reports")
     op.drop_table("question_analysis")
+    with op.batch_alter_table("posts", schema=None) as batch_op:
+        batch_op.drop_column("review_of")
+        batch_op.drop_column("review_share")
     with op.batch_alter_table("channels", schema=None) as batch_op:
         batch_op.drop_column("daily_pick")
