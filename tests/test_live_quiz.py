@@ -362,9 +362,10 @@ async def test_reveal_shows_answer_explanation_distribution_and_first_correct(
 
     reveal = sent.latest
     assert reveal is not sent.message, "the question message was edited"
-    assert [button.label for button in reveal.buttons] == ["A", "B", "C", "D"]
+    # The letters, and a way to tell the moderators something is wrong with it.
+    assert [button.label for button in reveal.buttons] == ["A", "B", "C", "D", "Report a problem"]
     assert all(button.disabled for button in reveal.buttons if button.custom_id.startswith("qm:a:"))
-    styled = {button.label: button.style for button in reveal.buttons}
+    styled = {button.label: button.style for button in reveal.buttons[:4]}
     assert styled.pop(right) is ButtonStyle.SUCCESS
     assert set(styled.values()) == {ButtonStyle.NEUTRAL}
     assert question.options[question.answer_index] in reveal.text

@@ -1,0 +1,295 @@
+"""Question health through the quiz service, on SQLite and PostgreSQL: the
+item analysis kept at close and its flags (a wrongly keyed question, a dead
+option, too easy, too hard, negative discrimination, reported), `db check`
+over it, member reports and the moderators' queue, a removed question no
+longer drawn, and forget-me. The adaptive daily pick is in
+test_daily_pick.py; the platforms' report forms in test_health_platforms.py."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from sqlalchemy import text
+
+from bot.chat import FormSubmission, Interaction, OutMessage, Target
+from bot.quiz import buttons
+from bot.quiz.bank import Catalog, load_banks
+from bot.quiz.health import MAX_OPEN_REPORTS
+from bot.quiz.service import QuizService
+from bot.storage.db import check_read_models, rebuild_read_models
+from bot.storage.repository import Repository
+from tests.conftest import CHANNEL, Host, shown_options
+from tests.fakes.clock import FakeClock
+from tests.fakes.recording import RecordingAdapter, Sent
+
+STRONG = [f"strong-{n}" for n in range(10)]
+MIDDLE = [f"middle-{n}" for n in range(10)]
+WEAK = [f"weak-{n}" for n in range(10)]
+EVERYONE = STRONG + MIDDLE + WEAK
+
+
+def _question(qid: str, tag: str, options: list[str], answer: str) -> dict[str, Any]:
+    return {
+        "id": qid,
+        "prompt": f"Question {qid}: which of these holds?",
+        "options": options,
+        "answer": answer,
+        "explanation": f"Because of how {qid} works.",
+        "tags": [tag],
+    }
+
+
+# A bank where `key-01` is keyed A though B is right, and the rest are plain.
+BANK = {
+    "id": "health",
+    "title": "Health checks",
+    "questions": [
+        *(
+            _question(f"warm-{n:02d}", "warm", [f"w{n} yes", f"w{n} no", f"w{n} maybe"], "A")
+            for n in range(1, 5)
+        ),
+        _question("key-01", "key", ["Gather", "All-reduce", "Scatter", "Send"], "A"),
+        _question("dead-01", "dead", ["Ring", "Tree", "Star", "Mesh"], "A"),
+        _question("easy-01", "easy", ["Yes", "No", "Perhaps"], "A"),
+        _question("hard-01", "hard", ["One", "Two", "Three", "Four"], "A"),
+    ],
+}
+
+
+def health_catalog(folder: Path) -> Catalog:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "health.yaml").write_text(yaml.safe_dump(BANK))
+    found, problems = load_banks([folder])
+    assert not problems, problems
+    return found
+
+
+@pytest.fixture
+def health_host(repository: Repository, clock: FakeClock, tmp_path: Path) -> Host:
+    catalog = health_catalog(tmp_path / "banks")
+    service = QuizService(repository, catalog, clock, rng=random.Random(3))
+    adapter = RecordingAdapter()
+    service.register(adapter)
+    return Host(service, adapter, catalog, clock)
+
+
+def letter_for(sent: Sent, option: str) -> str:
+    [letter] = [letter for letter, shown in shown_options(sent.message).items() if shown == option]
+    return letter
+
+
+async def one_post(host: Host, tag: str, choices: dict[str, str]) -> Sent:
+    """A one-question live quiz on the question tagged `tag`; each member picks
+    the option with the given text."""
+    await host.start(questions=1, seconds=30, bank="health", tag=tag)
+    sent = host.current()
+    for user, option in choices.items():
+        reply = await host.click(user, letter_for(sent, option))
+        assert reply.text.startswith("Locked in"), reply.text
+    await host.close_current()
+    return sent
+
+
+async def warm_up(host: Host) -> None:
+    """Four questions the strong members get right and the weak ones wrong
+    (half the middle right): afterwards the strong are in the upper group of
+    every post, the weak in the lower."""
+    for _ in range(4):
+        await host.start(questions=1, seconds=30, bank="health", tag="warm")
+        sent = host.current()
+        yes, no, maybe = host.question_of(sent).options
+        for index, user in enumerate(EVERYONE):
+            wanted = {"strong": yes, "weak": no}.get(
+                user.split("-")[0], maybe if index % 2 else yes
+            )
+            reply = await host.click(user, letter_for(sent, wanted))
+            assert reply.text.startswith("Locked in"), reply.text
+        await host.close_current()
+
+
+async def health(host: Host, question: str | None = None) -> OutMessage:
+    return await host.command("health", options={"id": question} if question else {})
+
+
+async def test_each_flag_follows_from_how_the_community_answered(health_host: Host) -> None:
+    host = health_host
+    before = await health(host)
+    assert "No flagged questions" in before.text
+    await warm_up(host)
+    # key-01 is keyed "Gather", but the strong members all pick "All-reduce".
+    await one_post(
+        host,
+        "key",
+        {u: "All-reduce" for u in STRONG}
+        | {u: "Gather" for u in WEAK}
+        | {u: ("Gather" if i % 2 else "All-reduce") for i, u in enumerate(MIDDLE)},
+    )
+    # dead-01: nobody ever picks "Mesh".
+    spread = ["Ring", "Tree", "Star"]
+    await one_post(host, "dead", {u: spread[i % 3] for i, u in enumerate(EVERYONE)})
+    await one_post(host, "easy", {u: "Yes" for u in EVERYONE})
+    await one_post(
+        host, "hard", {u: ["Two", "Three", "Four"][i % 3] for i, u in enumerate(EVERYONE)}
+    )
+
+    listed = (await health(host)).text
+    lines = {line.split("**")[1]: line for line in listed.splitlines() if line.startswith("• ")}
+    assert "check the key" in lines["key-01"] and "negative discrimination" in lines["key-01"]
+    assert "strongest members chose B" in lines["key-01"]
+    assert "dead option (D chosen by under 3 %" in lines["dead-01"]
+    assert "too easy" in lines["easy-01"] and "too hard" in lines["hard-01"]
+    # Worst first: the two whose upper group outvotes the key (hard-01's strongest
+    # members agree on a wrong option too), then the rest; the plain warm-ups are not listed.
+    order = [line.split("**")[1] for line in listed.splitlines() if line.startswith("• ")]
+    assert set(order[:2]) == {"key-01", "hard-01"} and set(order[2:]) == {"dead-01", "easy-01"}
+    assert not any(key.startswith("warm-") for key in lines)
+
+    detail = (await health(host, "key-01")).text
+    assert "30 answers, 50 % right" in detail
+    # Chosen by all / strongest 27 % / weakest 27 % (8 of 30 in each group).
+    assert "A ✅ Gather: 50 % / 0 % / 100 %" in detail
+    assert "B All-reduce: 50 % / 100 % / 0 %" in detail
+    assert "discrimination -1.00" in detail
+    unknown = await health(host, "nope-99")
+    assert "no question `nope-99`" in unknown.text
+    refused = await host.command("health", user="member", moderator=False)
+    assert "Only moderators" in refused.text
+
+
+async def test_db_check_covers_the_analysis_and_rebuild_repairs_it(
+    health_host: Host, repository: Repository
+) -> None:
+    host = health_host
+    await warm_up(host)
+    await one_post(host, "easy", {u: "Yes" for u in EVERYONE})
+    assert await check_read_models(repository.engine) == ([], 0)
+    async with repository.engine.begin() as connection:
+        await connection.execute(
+            text("UPDATE question_analysis SET upper_correct = upper_correct + 1")
+        )
+    lines, total = await check_read_models(repository.engine)
+    assert total == 5 and all(line.startswith("question_analysis") for line in lines)
+    await rebuild_read_models(repository.engine)
+    assert await check_read_models(repository.engine) == ([], 0)
+
+
+async def test_forget_me_leaves_the_analysis_as_if_the_member_never_answered(
+    health_host: Host, repository: Repository
+) -> None:
+    host = health_host
+    await warm_up(host)
+    await one_post(host, "dead", {u: "Ring" for u in EVERYONE})
+    await repository.forget_member("test", "strong-0")
+    assert await check_read_models(repository.engine) == ([], 0)
+    assert "29 answers" in (await health(host, "dead-01")).text
+
+
+def report_values(reason: str = "wrong answer", details: str = "B is right") -> dict[str, str]:
+    return {"reason": reason, "text": details}
+
+
+async def report(host: Host, sent: Sent, user: str, **given: str) -> Any:
+    [button] = [b for b in sent.latest.buttons if b.label == "Report a problem"]
+    opened = await host.service.handle_click(Interaction(CHANNEL, user, button.custom_id))
+    assert opened.form is not None, opened.text
+    form = FormSubmission(CHANNEL, user, opened.form.form_id, report_values(**given))
+    return await host.service.handle_form(form)
+
+
+async def press(host: Host, message: OutMessage, label: str, *, moderator: bool = True) -> Any:
+    [button] = [b for b in message.buttons if b.label == label]
+
+    async def check(_role: str | None) -> bool:
+        return moderator
+
+    return await host.service.handle_click(
+        Interaction(CHANNEL, "mod", button.custom_id, moderator_check=check)
+    )
+
+
+async def test_a_reported_question_reaches_the_moderators_and_removing_it_stops_its_draw(
+    health_host: Host,
+) -> None:
+    host = health_host
+    sent = await one_post(host, "key", {"ana": "All-reduce", "bo": "Gather"})
+    reply = await report(host, sent, "ana")
+    assert not reply.errors and "with the moderators" in reply.message.text
+    second = await report(host, sent, "bo", reason="Typo!", details="")
+    assert not second.errors
+    bad = await report(host, sent, "cy", reason="boring")
+    assert (
+        "reason" in bad.errors
+        and "wrong answer, unclear, outdated, typo or other" in (bad.errors["reason"])
+    )
+
+    card = await host.command("reports")
+    assert "Report 1 on key-01 (2 open)" in card.text
+    assert "wrong answer: B is right" in card.text and "Key: A. Gather" in card.text
+    assert "reported: 2 open reports" in card.text
+    assert [b.label for b in card.buttons] == [
+        "Dismiss",
+        "Mark fixed",
+        "Remove from this community",
+        "Skip",
+    ]
+    assert "reported" in (await health(host)).text
+    member = await press(host, card, "Dismiss", moderator=False)
+    assert "Only moderators" in member.text
+
+    after = await press(host, card, "Remove from this community")
+    assert "key-01 is no longer drawn in this community" in after.text
+    assert "Report 2 on key-01" in after.text
+    [(_, told, message)] = host.adapter.direct
+    assert told == "ana" and "no longer asked in this community" in message.text
+    again = await press(host, card, "Remove from this community")
+    assert "already closed" in again.text
+
+    refused = await host.command("start", options={"questions": 1, "bank": "health", "tag": "key"})
+    assert not refused.text.startswith("Starting a quiz"), refused.text
+    dismissed = await press(host, after, "Dismiss")
+    assert "Report 2 dismissed" in dismissed.text and "No open reports" in dismissed.text
+    assert "kept the question" in host.adapter.direct[-1][2].text
+
+
+async def test_a_member_has_at_most_five_open_reports_and_forget_me_removes_them(
+    health_host: Host, repository: Repository
+) -> None:
+    host = health_host
+    sent = await one_post(host, "easy", {"ana": "Yes"})
+    for _ in range(MAX_OPEN_REPORTS):
+        assert not (await report(host, sent, "ana")).errors
+    full = await report(host, sent, "ana")
+    assert "5 open reports" in full.message.text
+    assert not (await report(host, sent, "bo")).errors
+    await repository.forget_member("test", "ana")
+    card = await host.command("reports")
+    assert "(1 open)" in card.text
+
+
+async def test_an_open_question_cannot_be_reported(health_host: Host) -> None:
+    host = health_host
+    await host.start(questions=1, seconds=30, bank="health", tag="easy")
+    post_id = int(host.current().message.buttons[0].custom_id.split(":")[2])
+    reply = await host.service.handle_click(Interaction(CHANNEL, "ana", buttons.REPORT.id(post_id)))
+    assert reply.form is None and "still open" in reply.text
+
+
+ELSEWHERE = Target("test", "guild-2", "chan-9")
+
+
+async def test_removal_is_for_one_community_only(health_host: Host) -> None:
+    host = health_host
+    sent = await one_post(host, "easy", {"ana": "Yes"})
+    await report(host, sent, "ana")
+    card = await host.command("reports")
+    await press(host, card, "Remove from this community")
+    here = await host.command("start", options={"questions": 1, "bank": "health", "tag": "easy"})
+    assert not here.text.startswith("Starting a quiz")
+    there = await host.command(
+        "start", ELSEWHERE, options={"questions": 1, "bank": "health", "tag": "easy"}
+    )
+    assert there.text.startswith("Starting a quiz"), there.text
