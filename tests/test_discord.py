@@ -181,9 +181,12 @@ async def test_a_moderator_runs_a_two_question_quiz_that_closes_reveals_and_scor
 
     await fake.wait_for(lambda: len(fake.questions(CHANNEL)) == 2, within=6)
     closed = fake.messages[question["id"]]
-    assert all(b["disabled"] for b in buttons_of(closed))
-    green = [b["label"] for b in buttons_of(closed) if b["style"] == 3]
+    letters = [b for b in buttons_of(closed) if b["custom_id"].startswith("qm:a:")]
+    assert all(b["disabled"] for b in letters)
+    green = [b["label"] for b in letters if b["style"] == 3]
     assert green == [right]
+    # The one button still live: telling the moderators something is wrong with it.
+    assert [b["label"] for b in buttons_of(closed) if not b["disabled"]] == ["Report a problem"]
     assert "(closed)" in closed["embeds"][0]["title"]
     assert f"First correct: <@{PLAYER}>" in text_of(closed)
 
@@ -192,7 +195,11 @@ async def test_a_moderator_runs_a_two_question_quiz_that_closes_reveals_and_scor
     )
     assert f"<@{PLAYER}>" in text_of(scoreboard[0])
     second = fake.questions(CHANNEL)[1]
-    assert all(b["disabled"] for b in buttons_of(fake.messages[second["id"]]))
+    assert all(
+        b["disabled"]
+        for b in buttons_of(fake.messages[second["id"]])
+        if b["label"] != "Report a problem"
+    )
     # Nothing the bot posted may ping anyone.
     for call in fake.calls_to("POST", rf"/channels/{CHANNEL}/messages"):
         assert call.body["allowed_mentions"]["parse"] == []
@@ -496,6 +503,7 @@ async def test_canary_login_ready_sync_and_interaction_shapes_match_the_pinned_d
     assert set(subcommands) == {
         "start", "stop", "skip", "leaderboard", "stats", "forget-me", "help", "config",
         "schedule", "review", "export", "submit", "submissions", "remove-question", "dashboard",
+        "reports", "health",
     }  # fmt: skip
     schedule = {o["name"]: o for o in subcommands["schedule"]["options"]}
     assert set(schedule) == {"daily", "leaderboard", "show", "off"}

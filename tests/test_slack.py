@@ -288,7 +288,9 @@ async def test_http_live_quiz_posts_reveals_scores_and_counts_each_click_once(
     assert "30 answers" in reveal.text
     assert slack.question_of(first).explanation in reveal.text
     assert "█" in reveal.text or "░" in reveal.text  # the distribution bars
-    assert not [b for b in reveal.blocks if b["type"] == "actions"]  # no more buttons
+    # No more letters: only the button that reports a problem with the question.
+    [actions] = [b for b in reveal.blocks if b["type"] == "actions"]
+    assert [e["text"]["text"] for e in actions["elements"]] == ["Report a problem"]
 
     # A double click, and a click Slack delivers again with X-Slack-Retry-Num.
     second = await slack.next_question(after=1)
