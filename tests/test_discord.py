@@ -1039,3 +1039,47 @@ async def test_a_new_button_kind_is_routed_on_discord(
         assert tooter.pressed == [(PLAYER, 7)]
     finally:
         await bot.stop()
+
+
+# -- question reports --------------------------------------------------------------------
+
+
+async def test_a_member_reports_a_revealed_question_in_a_modal_and_a_moderator_removes_it(
+    bot: Bot, fake: FakeDiscord
+) -> None:
+    await bot.command("start", questions=1, seconds=60)
+    [question] = await fake.wait_for(lambda: fake.questions(CHANNEL))
+    await bot.click(PLAYER, question, "A")
+    await bot.command("skip")
+    closed = await fake.wait_for(
+        lambda: [m for m in [fake.messages[question["id"]]] if "(closed)" in text_of(m)]
+    )
+    [report] = [b for b in buttons_of(closed[0]) if b["label"] == "Report a problem"]
+    assert not report["disabled"]
+    token = await fake.click(GUILD, PLAYER, question["id"], report["custom_id"])
+    modal = await fake.modal(token)
+    assert modal["title"] == "Report a problem"
+    # A modal closes on submit: a reason that is none of the five comes back privately.
+    sent = await fake.submit_modal(GUILD, CHANNEL, PLAYER, modal, {"reason": "meh", "text": ""})
+    reply, final = await fake.reply(sent)
+    assert reply.ephemeral and "is not a reason" in text_of(final)
+    typed = {"reason": "wrong answer", "text": "@everyone the key should be B"}
+    sent = await fake.submit_modal(GUILD, CHANNEL, PLAYER, modal, typed)
+    reply, final = await fake.reply(sent)
+    assert reply.ephemeral and "with the moderators" in text_of(final)
+
+    _, refused = await bot.command("reports", user=PLAYER)
+    assert "moderator" in text_of(refused)
+    reply, card = await bot.command("reports")
+    assert reply.ephemeral and "wrong answer:" in text_of(card)
+    assert card["allowed_mentions"]["parse"] == []  # the member's words cannot ping
+    question_id = re.search(r"Report \d+ on (\S+)", text_of(card)).group(1)  # type: ignore[union-attr]
+    _, after = await click_reply(bot, MOD, card, "Remove from this community")
+    assert "no longer drawn in this community" in text_of(after)
+    [dm] = await fake.wait_for(lambda: fake.direct_messages(PLAYER))
+    assert "no longer asked in this community" in text_of(dm)
+    pool = await bot.service.questions.pool(Target("discord", GUILD, CHANNEL), None, None)
+    assert question_id not in pool
+
+    _, health = await bot.command("health", question=question_id)
+    assert f"Health of {question_id}" in text_of(health) and "1 answers" in text_of(health)
