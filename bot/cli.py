@@ -300,6 +300,38 @@ def questions_validate(
         raise typer.Exit(1)
 
 
+@questions_app.command("lint")
+def questions_lint(
+    paths: Annotated[list[Path] | None, typer.Argument(help="Files or folders")] = None,
+    warn_only: Annotated[
+        bool, typer.Option("--warn-only", help="Report findings but exit 0")
+    ] = False,
+) -> None:
+    """What a reviewer would flag in each question before anyone answers it;
+    exit 1 on findings (a `<bank>.lint` file beside a bank lists kept ones)."""
+    from bot.quiz.bank import load_banks
+    from bot.quiz.lint import REVIEWED_SUFFIX, lint, reviewed
+
+    catalog, problems = load_banks(_bank_paths(paths), log_problems=False)
+    for problem in problems:
+        typer.echo(str(problem), err=True)
+    found = kept = 0
+    for bank in catalog.banks.values():
+        beside = bank.path.with_suffix(REVIEWED_SUFFIX)
+        known = reviewed(beside.read_text(encoding="utf-8")) if beside.is_file() else set()
+        for finding in lint(bank.questions):
+            if (finding.question_id, finding.rule) in known:
+                kept += 1
+                continue
+            found += 1
+            typer.echo(f"{bank.path.name}: {finding.line()}")
+    count = sum(len(bank.questions) for bank in catalog.banks.values())
+    note = f" ({kept} kept by review)" if kept else ""
+    typer.echo(f"{count} question(s) linted: {found} finding(s){note}, {len(problems)} problem(s).")
+    if (found or problems) and not warn_only:
+        raise typer.Exit(1)
+
+
 @questions_app.command("list")
 def questions_list() -> None:
     """List the loaded banks with their question counts and tags."""
