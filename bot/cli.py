@@ -332,6 +332,41 @@ def questions_lint(
         raise typer.Exit(1)
 
 
+@questions_app.command("health")
+def questions_health(
+    platform: Annotated[str, typer.Option(help="discord, slack or console")],
+    community: Annotated[str, typer.Option(help="The server or workspace id (console: local)")],
+    csv_out: Annotated[
+        bool, typer.Option("--csv", help="CSV on stdout, for a spreadsheet")
+    ] = False,
+) -> None:
+    """Every question's item analysis in one community, for bank authors:
+    answers, share right, discrimination, option shares and flags."""
+    import csv
+
+    from bot.runner import open_runtime
+
+    settings = _settings()
+    _logging(settings, quiet=True)
+
+    async def main() -> list[list[str]]:
+        async with open_runtime(settings) as runtime:
+            judged = await runtime.service.health.every_question(platform, community)
+            return [texts.health.table_row(item) for item in judged]
+
+    rows = _run_on_database(settings, main())
+    if not rows:
+        typer.echo(texts.health.nothing_answered(platform, community), err=True)
+        raise typer.Exit(1)
+    if csv_out:
+        writer = csv.writer(sys.stdout, lineterminator="\n")
+        writer.writerow(texts.health.TABLE_COLUMNS)
+        writer.writerows(rows)
+        return
+    for row in [list(texts.health.TABLE_COLUMNS), *rows]:
+        typer.echo("\t".join(row))
+
+
 @questions_app.command("list")
 def questions_list() -> None:
     """List the loaded banks with their question counts and tags."""

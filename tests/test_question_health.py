@@ -293,3 +293,32 @@ async def test_removal_is_for_one_community_only(health_host: Host) -> None:
         "start", ELSEWHERE, options={"questions": 1, "bank": "health", "tag": "easy"}
     )
     assert there.text.startswith("Starting a quiz"), there.text
+
+
+def test_the_cli_prints_every_questions_analysis_as_a_table_or_csv(tmp_path: Path) -> None:
+    import csv
+    import io
+
+    from tests.test_cli import run_cli
+
+    played = run_cli("play", "--questions", "1", "--seconds", "60", cwd=tmp_path, stdin="A\n")
+    assert played.returncode == 0, played.stderr
+    result = run_cli(
+        "questions", "health", "--platform", "console", "--community", "local", "--csv",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    rows = list(csv.DictReader(io.StringIO(result.stdout)))
+    assert len(rows) == 30  # every question of the shipped bank, answered or not
+    answered = [row for row in rows if row["answers"] == "1"]
+    [row] = answered
+    assert row["right"] in ("0.00", "1.00") and row["discrimination"] == ""
+    assert sorted(row[x] for x in "ABCD") == ["0.00", "0.00", "0.00", "1.00"]
+    table = run_cli(
+        "questions", "health", "--platform", "console", "--community", "local", cwd=tmp_path
+    )
+    assert table.stdout.splitlines()[0].startswith("question\tanswers\tright\tdiscrimination")
+    nowhere = run_cli(
+        "questions", "health", "--platform", "slack", "--community", "T0NONE", cwd=tmp_path
+    )
+    assert nowhere.returncode == 0 and len(nowhere.stdout.splitlines()) == 31  # none answered

@@ -122,6 +122,19 @@ class QuestionHealth:
         flagged.sort(key=lambda item: (-severity(item.found), item.question_id))
         return texts.health.health_list(flagged[:HEALTH_LIST], len(analyses), dialect)
 
+    async def every_question(self, platform: str, community: str) -> list[Judged]:
+        """Every question this community may draw and every one it has answered,
+        judged, in id order (`quizmaster questions health`)."""
+        target = Target(platform, community, "")
+        analyses = await self.store.analyses(platform, community)
+        reports = await self.store.open_reports(platform, community)
+        drawn = await self.ctx.questions.pool(target, None, None)
+        await self.ctx.questions.ensure([*analyses, *reports])
+        return [
+            self._judged(question_id, analyses.get(question_id), reports.get(question_id, 0))
+            for question_id in sorted({*drawn, *analyses, *reports})
+        ]
+
     async def judge(self, target: Target, question_id: str) -> Judged:
         counts = await self.store.analysis(target.platform, target.community, question_id)
         reports = await self.store.open_reports(target.platform, target.community)

@@ -225,6 +225,56 @@ def unknown_question(question_id: str) -> OutMessage:
     return private(f"There is no question `{shown}` in this community's banks.")
 
 
+# -- `quizmaster questions health` ------------------------------------------------------------
+
+TABLE_COLUMNS = (
+    "question",
+    "answers",
+    "right",
+    "discrimination",
+    "upper_right",
+    "lower_right",
+    "A",
+    "B",
+    "C",
+    "D",
+    "E",
+    "open_reports",
+    "flags",
+)
+
+
+def table_row(judged: Judged) -> list[str]:
+    """One question's analysis as the CLI's table and CSV show it (shares 0-1)."""
+    counts = judged.counts
+    options = len(judged.question.options) if judged.question else 0
+
+    def fraction(value: float | None) -> str:
+        return "" if value is None else f"{value:.2f}"
+
+    if counts is None or not counts.answered:
+        numbers = ["0", "", "", "", "", *[""] * 5]
+    else:
+        d = counts.discrimination
+        numbers = [
+            str(counts.answered),
+            fraction(counts.difficulty),
+            "" if d is None else f"{d:+.2f}",
+            fraction(counts.upper_share),
+            fraction(counts.lower_share),
+            *(
+                fraction(share(counts.votes[n], counts.answered)) if n < options else ""
+                for n in range(5)
+            ),
+        ]
+    flags = "; ".join(f"{f.flag.value}: {f.reason}" for f in judged.found)
+    return [judged.question_id, *numbers, str(judged.open_reports), flags]
+
+
+def nothing_answered(platform: str, community: str) -> str:
+    return f"No questions are drawn or answered in {platform} community {community}."
+
+
 # -- the adaptive daily pick ------------------------------------------------------------------
 
 
