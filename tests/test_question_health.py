@@ -322,3 +322,40 @@ def test_the_cli_prints_every_questions_analysis_as_a_table_or_csv(tmp_path: Pat
         "questions", "health", "--platform", "slack", "--community", "T0NONE", cwd=tmp_path
     )
     assert nowhere.returncode == 0 and len(nowhere.stdout.splitlines()) == 31  # none answered
+
+
+async def test_the_dashboard_flags_questions_and_shows_one_with_its_group_chart(
+    health_host: Host,
+) -> None:
+    import re as regex
+
+    from tests.dashboard_helpers import links_for, path_of, web_client
+
+    host = health_host
+    await warm_up(host)
+    await one_post(
+        host,
+        "key",
+        {u: "All-reduce" for u in STRONG}
+        | {u: "Gather" for u in WEAK}
+        | {u: ("Gather" if i % 2 else "All-reduce") for i, u in enumerate(MIDDLE)},
+    )
+    host.service.commands.links = links_for(host.service)
+    reply = await host.command("dashboard", user="ana", moderator=False)
+    community = path_of(regex.findall(r"https?://\S+", reply.text)[0])
+    questions = community.replace("?t=", "/questions?t=")
+    async with web_client(host.service, host.service.commands.links) as client:
+        listing = await (await client.get(questions + "&period=all")).text()
+        [link] = regex.findall(r'href="([^"]*/questions/key-01\?t=[^"]+)"', listing)
+        assert "⚑ check the key · negative discrimination · dead option" in listing
+        page = await client.get(link.replace("&amp;", "&"))
+        assert page.status == 200
+        html = await page.text()
+        missing = await client.get(link.replace("key-01", "nope-01").replace("&amp;", "&"))
+        assert missing.status == 404
+    assert "check the key" in html and "strongest members chose B" in html
+    assert "30 answers, 50 % right, discrimination -1.00" in html
+    # The chart: each option for everyone, the strongest and the weakest 27 %.
+    bars = regex.findall(r"<title>([^<]+)</title>", html)
+    assert "A · all: 50%" in bars and "A · strongest 27 %: 0%" in bars
+    assert "B · strongest 27 %: 100%" in bars and "B · weakest 27 %: 0%" in bars
