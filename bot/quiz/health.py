@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 
 from bot.chat import Command, FormReply, FormSubmission, Interaction, OutMessage, Target
-from bot.domain.item_analysis import ItemCounts, findings, severity
+from bot.domain.item_analysis import MIN_REPORTS, ItemCounts, findings, severity
 from bot.quiz import buttons, texts
 from bot.quiz.context import Context
 from bot.quiz.delivery import within_deadline
@@ -111,16 +111,19 @@ class QuestionHealth:
             if self.ctx.questions.question(wanted) is None:
                 return texts.health.unknown_question(wanted)
             return texts.health.health_detail(await self.judge(target, wanted), dialect)
-        analyses = await self.store.analyses(target.platform, target.community)
+        # The worst ten by the flags stored at close (an index read, whatever
+        # the history), with the reported questions, judged again here.
         reports = await self.store.open_reports(target.platform, target.community)
-        await self.ctx.questions.ensure([*analyses, *reports])
+        reported = [q for q, n in reports.items() if n >= MIN_REPORTS]
+        analyses = await self.store.worst(target.platform, target.community, HEALTH_LIST, reported)
+        await self.ctx.questions.ensure([*analyses, *reported])
         judged = [
             self._judged(question_id, analyses.get(question_id), reports.get(question_id, 0))
-            for question_id in {*analyses, *reports}
+            for question_id in {*analyses, *reported}
         ]
         flagged = [item for item in judged if item.found]
         flagged.sort(key=lambda item: (-severity(item.found), item.question_id))
-        return texts.health.health_list(flagged[:HEALTH_LIST], len(analyses), dialect)
+        return texts.health.health_list(flagged[:HEALTH_LIST], dialect)
 
     async def every_question(self, platform: str, community: str) -> list[Judged]:
         """Every question this community may draw and every one it has answered,

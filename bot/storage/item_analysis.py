@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from sqlalchemy import Connection, and_, delete, insert, select, tuple_
+from sqlalchemy import Connection, bindparam, delete, insert, select, tuple_, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.domain.item_analysis import OPTIONS, ItemCounts
+from bot.domain.item_analysis import OPTIONS, ItemCounts, findings, severity
 from bot.storage.models import Answer, Channel, CommunityScore, Post, QuestionAnalysis
 from bot.storage.sql import insert_for
 
@@ -40,6 +40,7 @@ COUNT_COLUMNS = (
     *(f"lower_{n}" for n in range(OPTIONS)),
 )
 KEY_COLUMNS = ("platform", "community", "question_id")
+JUDGED_COLUMNS = ("options", "answer", "severity", "flags")
 
 AnalysisKey = tuple[str, str, str]  # platform, community, question
 
@@ -86,6 +87,12 @@ def _bank_option(order: Sequence[int], slot: int) -> int:
     return order[slot] if 0 <= slot < len(order) else -1
 
 
+def judged(counts: Sequence[int], options: int, answer: int) -> tuple[int, str]:
+    """The severity and flags (reports aside) a row's counts earn, stored with it."""
+    found = findings(to_counts(counts), options, answer, 0, list("ABCDE"[:options]))
+    return severity(found), ", ".join(f.flag.value for f in found)
+
+
 # -- kept at close -----------------------------------------------------------------------
 
 
@@ -94,39 +101,75 @@ async def count_closed_post(
 ) -> None:
     """Add a closing post's answers to its question's row, in the closing
     transaction, before the post's answers reach `community_scores`."""
-    scores = CommunityScore.__table__.c
-    rows = (
-        await session.execute(
-            select(
-                Answer.user_id,
-                Answer.slot,
-                Answer.correct,
-                scores.correct,
-                scores.answered,
-            )
-            .outerjoin(
-                CommunityScore,
-                and_(
-                    scores.platform == platform,
-                    scores.community == community,
-                    scores.user_id == Answer.user_id,
-                ),
-            )
-            .where(Answer.post_id == post_id)
-        )
-    ).all()
+    connection = await session.connection()
+    statements = _statements(connection.dialect.name)
+    values = {"post_id": post_id, "platform": platform, "community": community}
+    rows = (await connection.execute(statements.answers, values)).all()
     if not rows:
         return
-    order = (await session.execute(select(Post.option_order).where(Post.id == post_id))).scalar()
+    records = {user: (c, n) for user, c, n in await connection.execute(statements.records, values)}
+    order, correct_slot = (await connection.execute(statements.order, values)).one()
     answers = [
-        PostAnswer(user, _bank_option(order or [], slot), bool(right), int(c or 0), int(n or 0))
-        for user, slot, right, c, n in rows
+        PostAnswer(user, _bank_option(order, slot), bool(right), *records.get(user, (0, 0)))
+        for user, slot, right in rows
     ]
-    values = dict(zip(COUNT_COLUMNS, post_counts(answers), strict=True))
-    connection = await session.connection()
+    counts = dict(zip(COUNT_COLUMNS, post_counts(answers), strict=True))
+    layout = {"options": len(order), "answer": _bank_option(order, correct_slot)}
+    key = {**values, "question_id": question_id}
+    added = await connection.execute(
+        statements.add, {**key, **counts, **layout, "severity": 0, "flags": ""}
+    )
+    total = added.one()
+    grade, flags = judged(total, layout["options"], layout["answer"])
     await connection.execute(
-        _add_statement(connection.dialect.name),
-        {"platform": platform, "community": community, "question_id": question_id, **values},
+        statements.judge,
+        {
+            "key_platform": platform,
+            "key_community": community,
+            "key_question": question_id,
+            "new_severity": grade,
+            "new_flags": flags,
+        },
+    )
+
+
+@dataclass(frozen=True)
+class _Statements:
+    answers: Any
+    records: Any
+    order: Any
+    add: Any
+    judge: Any
+
+
+@cache
+def _statements(dialect: str) -> _Statements:
+    """Built once per backend. The answerers' records are read apart from the
+    answers, as a semi-join that every plan serves from an index (the answers'
+    (post, user) key or the scores' own): a join of the two left PostgreSQL's
+    planner, with a community's scores just written and not yet analysed,
+    nesting a scan of them inside every answer (9 s for 10,000)."""
+    scores = CommunityScore.__table__.c
+    answers = Answer.__table__.c
+    answerers = select(answers.user_id).where(answers.post_id == bindparam("post_id"))
+    return _Statements(
+        answers=select(answers.user_id, answers.slot, answers.correct).where(
+            answers.post_id == bindparam("post_id")
+        ),
+        records=select(scores.user_id, scores.correct, scores.answered).where(
+            scores.platform == bindparam("platform"),
+            scores.community == bindparam("community"),
+            scores.user_id.in_(answerers),
+        ),
+        order=select(Post.option_order, Post.correct_slot).where(Post.id == bindparam("post_id")),
+        add=_add_statement(dialect),
+        judge=update(QuestionAnalysis)
+        .where(
+            QuestionAnalysis.platform == bindparam("key_platform"),
+            QuestionAnalysis.community == bindparam("key_community"),
+            QuestionAnalysis.question_id == bindparam("key_question"),
+        )
+        .values(severity=bindparam("new_severity"), flags=bindparam("new_flags")),
     )
 
 
@@ -136,8 +179,13 @@ def _add_statement(dialect: str) -> Any:
     row, new = QuestionAnalysis.__table__.c, stmt.excluded
     return stmt.on_conflict_do_update(
         index_elements=list(KEY_COLUMNS),
-        set_={name: row[name] + new[name] for name in COUNT_COLUMNS},
-    )
+        set_={
+            **{name: row[name] + new[name] for name in COUNT_COLUMNS},
+            # The latest close's layout: a bank's fixed key judges from now on.
+            "options": new.options,
+            "answer": new.answer,
+        },
+    ).returning(*(row[name] for name in COUNT_COLUMNS))
 
 
 # -- replayed from the answers -------------------------------------------------------------
@@ -145,7 +193,7 @@ def _add_statement(dialect: str) -> Any:
 
 def _replay(
     connection: Connection, communities: Sequence[tuple[str, str]] | None
-) -> dict[AnalysisKey, list[int]]:
+) -> dict[AnalysisKey, list[Any]]:
     """Every row the answers say, for these (platform, community) pairs or all:
     the closed posts in closing order, each ranked by the records before it."""
     query = (
@@ -155,6 +203,7 @@ def _replay(
             Channel.community,
             Post.question_id,
             Post.option_order,
+            Post.correct_slot,
             Answer.user_id,
             Answer.slot,
             Answer.correct,
@@ -168,21 +217,27 @@ def _replay(
         query = query.where(tuple_(Channel.platform, Channel.community).in_(list(communities)))
     records: dict[tuple[str, str, str], tuple[int, int]] = {}
     rows: dict[AnalysisKey, list[int]] = {}
+    layouts: dict[AnalysisKey, tuple[int, int]] = {}
     for post in _by_post(connection.execute(query, execution_options={"yield_per": 5_000})):
         platform, community, question_id = post[0][1], post[0][2], post[0][3]
+        order, correct_slot = post[0][4], post[0][5]
         answers = []
-        for _, _, _, _, order, user, slot, right in post:
+        for *_, user, slot, right in post:
             prior = records.get((platform, community, user), (0, 0))
             answers.append(PostAnswer(user, _bank_option(order, slot), bool(right), *prior))
         counts = post_counts(answers)
         key = (platform, community, question_id)
         held = rows.get(key)
         rows[key] = counts if held is None else [a + b for a, b in zip(held, counts, strict=True)]
+        layouts[key] = (len(order), _bank_option(order, correct_slot))
         for answer in answers:  # the post now counts in its answerers' records
             record = (platform, community, answer.user_id)
             right, answered = records.get(record, (0, 0))
             records[record] = (right + answer.correct, answered + 1)
-    return rows
+    return {
+        key: [*counts, *layouts[key], *judged(counts, *layouts[key])]
+        for key, counts in rows.items()
+    }
 
 
 def _by_post(rows: Iterable[Any]) -> Iterator[list[Any]]:
@@ -198,24 +253,24 @@ def _by_post(rows: Iterable[Any]) -> Iterator[list[Any]]:
 
 def expected_and_stored(
     connection: Connection,
-) -> tuple[str, dict[AnalysisKey, tuple[int, ...]], dict[AnalysisKey, tuple[int, ...]]]:
+) -> tuple[str, dict[AnalysisKey, tuple[Any, ...]], dict[AnalysisKey, tuple[Any, ...]]]:
     """The table's name, its rows as the answers say and as stored (`db check`)."""
     wanted = {key: tuple(counts) for key, counts in _replay(connection, None).items()}
     return "question_analysis", wanted, _stored(connection)
 
 
-def _stored(connection: Connection) -> dict[AnalysisKey, tuple[int, ...]]:
+def _stored(connection: Connection) -> dict[AnalysisKey, tuple[Any, ...]]:
     table = QuestionAnalysis.__table__.c
-    columns = [table[name] for name in (*KEY_COLUMNS, *COUNT_COLUMNS)]
+    columns = [table[name] for name in (*KEY_COLUMNS, *COUNT_COLUMNS, *JUDGED_COLUMNS)]
     return {
-        (row[0], row[1], row[2]): tuple(int(n) for n in row[3:])
+        (row[0], row[1], row[2]): (*(int(n) for n in row[3:-1]), row[-1])
         for row in connection.execute(select(*columns))
     }
 
 
-def _write(connection: Connection, rows: dict[AnalysisKey, list[int]]) -> None:
+def _write(connection: Connection, rows: dict[AnalysisKey, list[Any]]) -> None:
     values = [
-        dict(zip((*KEY_COLUMNS, *COUNT_COLUMNS), (*key, *counts), strict=True))
+        dict(zip((*KEY_COLUMNS, *COUNT_COLUMNS, *JUDGED_COLUMNS), (*key, *counts), strict=True))
         for key, counts in rows.items()
     ]
     for start in range(0, len(values), 2_000):

@@ -575,7 +575,10 @@ class QuestionAnalysis(Base):
     read for /quiz health."""
 
     __tablename__ = "question_analysis"
-    __table_args__ = ({"sqlite_with_rowid": False},)
+    __table_args__ = (
+        Index("ix_question_analysis_severity", "platform", "community", "severity"),
+        {"sqlite_with_rowid": False},
+    )
 
     platform: Mapped[str] = mapped_column(String(16), primary_key=True)
     community: Mapped[str] = mapped_column(String(64), primary_key=True)
@@ -601,6 +604,13 @@ class QuestionAnalysis(Base):
     lower_2: Mapped[int] = mapped_column(Integer)
     lower_3: Mapped[int] = mapped_column(Integer)
     lower_4: Mapped[int] = mapped_column(Integer)
+    # As of the latest close: the question's option count and key (bank
+    # order), and the flags its counts earn (bot/domain/item_analysis.py,
+    # reports aside), so /quiz health reads the worst ten by an index.
+    options: Mapped[int] = mapped_column(Integer)
+    answer: Mapped[int] = mapped_column(Integer)
+    severity: Mapped[int] = mapped_column(Integer)
+    flags: Mapped[str] = mapped_column(String(120))
 
 
 class QuestionReport(Base):

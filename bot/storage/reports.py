@@ -3,6 +3,7 @@ and the reads of the item analysis (`question_analysis`) for /quiz health."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -205,6 +206,28 @@ class ReportStore(Store):
             )
         )
         return to_counts(rows[0]) if rows else None
+
+    async def worst(
+        self, platform: str, community: str, limit: int, also: Sequence[str] = ()
+    ) -> dict[str, ItemCounts]:
+        """The `limit` questions whose stored flags are worst (by the severity
+        index), and the analysis of the questions in `also` (reported ones)."""
+        where = (_ANALYSIS.platform == platform, _ANALYSIS.community == community)
+        rows = list(
+            await self._read_rows(
+                select(_ANALYSIS.question_id, *_COUNTS)
+                .where(*where, _ANALYSIS.severity > 0)
+                .order_by(_ANALYSIS.severity.desc(), _ANALYSIS.question_id)
+                .limit(limit)
+            )
+        )
+        if also:
+            rows += await self._read_rows(
+                select(_ANALYSIS.question_id, *_COUNTS).where(
+                    *where, _ANALYSIS.question_id.in_(list(also))
+                )
+            )
+        return {row[0]: to_counts(row[1:]) for row in rows}
 
     async def analyses(
         self, platform: str, community: str, min_answers: int = 0

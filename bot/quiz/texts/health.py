@@ -172,12 +172,12 @@ def analysis_summary(judged: Judged) -> str:
     return "\n".join(lines)
 
 
-def health_list(judged: Sequence[Judged], examined: int, dialect: Dialect) -> OutMessage:
+def health_list(judged: Sequence[Judged], dialect: Dialect) -> OutMessage:
     title = "Questions to look at"
     if not judged:
         body = (
-            f"No flagged questions among the {examined} answered here. Flags need "
-            f"{MIN_ANSWERS} answers (30 for the option flags)."
+            f"No flagged questions here. Flags need {MIN_ANSWERS} answers "
+            "(30 for the option flags), or two open reports."
         )
         return OutMessage(text=f"{title}\n{body}", title=title, body=body)
     lines = []

@@ -48,8 +48,17 @@ def upgrade() -> None:
         sa.Column("answered", sa.Integer(), nullable=False),
         sa.Column("correct", sa.Integer(), nullable=False),
         *[sa.Column(name, sa.Integer(), nullable=False) for name in counts],
+        sa.Column("options", sa.Integer(), nullable=False),
+        sa.Column("answer", sa.Integer(), nullable=False),
+        sa.Column("severity", sa.Integer(), nullable=False),
+        sa.Column("flags", sa.String(length=120), nullable=False),
         sa.PrimaryKeyConstraint("platform", "community", "question_id"),
         sqlite_with_rowid=False,
+    )
+    op.create_index(
+        "ix_question_analysis_severity",
+        "question_analysis",
+        ["platform", "community", "severity"],
     )
     op.create_table(
         "question_reports",
@@ -89,6 +98,7 @@ def downgrade() -> None:
     op.drop_table("withdrawn_questions")
     op.drop_index("ix_question_reports_open", table_name="question_reports")
     op.drop_table("question_reports")
+    op.drop_index("ix_question_analysis_severity", table_name="question_analysis")
     op.drop_table("question_analysis")
     with op.batch_alter_table("posts", schema=None) as batch_op:
         batch_op.drop_column("review_of")
