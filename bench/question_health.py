@@ -198,7 +198,7 @@ async def health_latency(url: str, search_path: str | None = None) -> None:
     command = Command("health", CHANNEL, "moderator", is_moderator=True)
     reply = await service.handle_command(command)
     flagged = reply.text.count("\n• ")
-    if os.environ.get("QH_PROFILE"):
+    if os.environ.get("QH_PROFILE"):  # where the time goes, for whoever tunes it
         import cProfile
         import pstats
 

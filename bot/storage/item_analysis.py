@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import Connection, bindparam, delete, insert, select, tuple_, update
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -45,9 +45,9 @@ JUDGED_COLUMNS = ("options", "answer", "severity", "flags")
 AnalysisKey = tuple[str, str, str]  # platform, community, question
 
 
-@dataclass(frozen=True, slots=True)
-class PostAnswer:
-    """One answer of a closing post, with its answerer's record before the post."""
+class PostAnswer(NamedTuple):
+    """One answer of a closing post, with its answerer's record before the post
+    (a tuple: a close makes one per answer, 10,000 at once)."""
 
     user_id: str
     option: int  # in bank order
@@ -109,8 +109,11 @@ async def count_closed_post(
         return
     records = {user: (c, n) for user, c, n in await connection.execute(statements.records, values)}
     order, correct_slot = (await connection.execute(statements.order, values)).one()
+    width, none = len(order), (0, 0)
     answers = [
-        PostAnswer(user, _bank_option(order, slot), bool(right), *records.get(user, (0, 0)))
+        PostAnswer(
+            user, order[slot] if 0 <= slot < width else -1, bool(right), *records.get(user, none)
+        )
         for user, slot, right in rows
     ]
     counts = dict(zip(COUNT_COLUMNS, post_counts(answers), strict=True))
