@@ -862,7 +862,7 @@ async def test_review_shows_due_cards_privately_and_a_click_rates_and_moves_on(
         assert "Card 2 of at most 5" in text_of(following)
         _, done = await click_reply(bot, PLAYER, following, "B")
         assert "Review done: 2 cards." in text_of(done)
-        assert not buttons_of(done)
+        assert [b["label"] for b in buttons_of(done)] == ["Report a problem"]
         # Review answers change no points or streaks.
         assert text_of((await bot.command("stats", user=PLAYER))[1]) == points_before
     finally:

@@ -359,3 +359,28 @@ async def test_the_dashboard_flags_questions_and_shows_one_with_its_group_chart(
     bars = regex.findall(r"<title>([^<]+)</title>", html)
     assert "A · all: 50%" in bars and "A · strongest 27 %: 0%" in bars
     assert "B · strongest 27 %: 100%" in bars and "B · weakest 27 %: 0%" in bars
+
+
+async def test_a_review_card_is_reported_from_under_its_verdict(health_host: Host) -> None:
+    host = health_host
+    await one_post(host, "easy", {"ana": "No"})  # a miss: a card due in ten minutes
+    host.clock.advance(601)
+    card = await host.command("review", user="ana", moderator=False)
+    assert not [b for b in card.buttons if b.label == "Report a problem"]  # nothing answered yet
+    [wrong] = [b for b in card.buttons if b.label == letter_for_card(card, "No")]
+    done = await host.service.handle_click(Interaction(CHANNEL, "ana", wrong.custom_id))
+    [button] = [b for b in done.buttons if b.label == "Report a problem"]
+    stranger = await host.service.handle_click(Interaction(CHANNEL, "bo", button.custom_id))
+    assert stranger.form is None and "not the last one you answered" in stranger.text
+    opened = await host.service.handle_click(Interaction(CHANNEL, "ana", button.custom_id))
+    assert opened.form is not None
+    form = FormSubmission(CHANNEL, "ana", opened.form.form_id, report_values("unclear", ""))
+    reply = await host.service.handle_form(form)
+    assert reply.message is not None and "report on easy-01" in reply.message.text
+    card = await host.command("reports")
+    assert "Report 1 on easy-01" in card.text and "unclear: (no details)" in card.text
+
+
+def letter_for_card(card: OutMessage, option: str) -> str:
+    [letter] = [letter for letter, shown in shown_options(card).items() if shown == option]
+    return letter

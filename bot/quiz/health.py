@@ -43,16 +43,33 @@ class QuestionHealth:
     async def report_form(self, click: Interaction, post_id: int) -> OutMessage:
         if await self.store.post_question(post_id) is None:
             return texts.health.not_revealed()
-        return texts.health.report_form(post_id)
+        return texts.health.report_form(buttons.REPORT_FORM.id(post_id))
 
-    async def reported(self, form: FormSubmission, post_id: int) -> FormReply:
+    async def card_report_form(self, click: Interaction, session: int, step: int) -> OutMessage:
+        target = click.target
+        if await self.store.card_question(session, step, target.platform, click.user_id) is None:
+            return texts.health.card_moved_on()
+        return texts.health.report_form(buttons.REPORT_CARD_FORM.id(session, step))
+
+    async def reported(self, form: FormSubmission, pressed: Pressed) -> FormReply:
+        """A submitted report on a post (`qm:f:report`) or a review card."""
         reason = parse_reason(form.values.get("reason", ""))
         if reason is None:
             problem = texts.health.bad_reason(form.values.get("reason", ""))
             return FormReply({"reason": problem}, texts.common.private(problem))
-        question_id = await self.store.post_question(post_id)
-        if question_id is None:
-            return FormReply({}, texts.health.not_revealed())
+        if pressed.kind is buttons.REPORT_CARD_FORM:
+            question_id = await self.store.card_question(
+                pressed.number("session"),
+                pressed.number("step"),
+                form.target.platform,
+                form.user_id,
+            )
+            if question_id is None:
+                return FormReply({}, texts.health.card_moved_on())
+        else:
+            question_id = await self.store.post_question(pressed.number("post"))
+            if question_id is None:
+                return FormReply({}, texts.health.not_revealed())
         details = " ".join(form.values.get("text", "").split())[: texts.health.MAX_TEXT]
         target = form.target
         saved = await self.store.report(
@@ -186,8 +203,14 @@ async def _review_clicked(
     return await health.resolve(click, pressed.number("report"), pressed.verb)
 
 
+async def _card_report_clicked(
+    health: QuestionHealth, click: Interaction, pressed: Pressed
+) -> OutMessage:
+    return await health.card_report_form(click, pressed.number("session"), pressed.number("step"))
+
+
 async def _report_sent(health: QuestionHealth, form: FormSubmission, pressed: Pressed) -> FormReply:
-    return await health.reported(form, pressed.number("post"))
+    return await health.reported(form, pressed)
 
 
 COMMANDS = (
@@ -202,6 +225,10 @@ COMMANDS = (
 )
 BUTTONS = (
     ButtonRoute(buttons.REPORT, QuestionHealth, _report_clicked),
+    ButtonRoute(buttons.REPORT_CARD, QuestionHealth, _card_report_clicked),
     ButtonRoute(buttons.REPORT_REVIEW, QuestionHealth, _review_clicked, "reports"),
 )
-FORMS = (FormRoute(buttons.REPORT_FORM, QuestionHealth, _report_sent),)
+FORMS = (
+    FormRoute(buttons.REPORT_FORM, QuestionHealth, _report_sent),
+    FormRoute(buttons.REPORT_CARD_FORM, QuestionHealth, _report_sent),
+)

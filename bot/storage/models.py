@@ -464,6 +464,8 @@ class ReviewSession(Base):
     option_order: Mapped[list[int]] = mapped_column(JSON)
     correct_slot: Mapped[int] = mapped_column(Integer)
     shown_at: Mapped[datetime]
+    # The card answered last (its verdict is on screen): what "Report a problem" reports.
+    last_question_id: Mapped[str | None] = mapped_column(String(64), default=None)
 
 
 class Submission(Base):

@@ -12,7 +12,13 @@ from sqlalchemy import delete, func, select
 from bot.domain.item_analysis import ItemCounts
 from bot.storage.base import Store, rowcount
 from bot.storage.item_analysis import COUNT_COLUMNS, to_counts
-from bot.storage.models import Post, QuestionAnalysis, QuestionReport, WithdrawnQuestion
+from bot.storage.models import (
+    Post,
+    QuestionAnalysis,
+    QuestionReport,
+    ReviewSession,
+    WithdrawnQuestion,
+)
 from bot.storage.sql import insert_for
 
 OPEN = "open"
@@ -59,6 +65,22 @@ class ReportStore(Store):
         async with self._reads() as session:
             found = await session.execute(
                 select(Post.question_id).where(Post.id == post_id, Post.closed_at.is_not(None))
+            )
+            return found.scalar_one_or_none()
+
+    async def card_question(
+        self, session_id: int, step: int, platform: str, user_id: str
+    ) -> str | None:
+        """The question of the review card a member answered last, while its
+        verdict is the latest (the session is still at `step`)."""
+        async with self._reads() as session:
+            found = await session.execute(
+                select(ReviewSession.last_question_id).where(
+                    ReviewSession.id == session_id,
+                    ReviewSession.step == step,
+                    ReviewSession.platform == platform,
+                    ReviewSession.user_id == user_id,
+                )
             )
             return found.scalar_one_or_none()
 

@@ -12,7 +12,7 @@ from bot.dialect import Dialect
 from bot.domain.item_analysis import MIN_ANSWERS, Finding, ItemCounts, share
 from bot.domain.rules import zone_or_utc
 from bot.quiz.bank import Question
-from bot.quiz.buttons import REPORT_FORM, REPORT_REVIEW
+from bot.quiz.buttons import REPORT_REVIEW
 from bot.quiz.texts.common import private
 from bot.storage.reports import ReportInfo
 
@@ -20,7 +20,7 @@ REASONS = ("wrong answer", "unclear", "outdated", "typo", "other")
 MAX_TEXT = 500
 
 
-def report_form(post_id: int) -> OutMessage:
+def report_form(form_id: str) -> OutMessage:
     reason = FormField(
         "reason",
         "What is wrong: wrong answer, unclear, outdated, typo or other",
@@ -32,7 +32,7 @@ def report_form(post_id: int) -> OutMessage:
     )
     return OutMessage(
         text="Reporting a question needs Discord or Slack.",
-        form=Form(REPORT_FORM.id(post_id), "Report a problem", (reason, details), "Report"),
+        form=Form(form_id, "Report a problem", (reason, details), "Report"),
     )
 
 
@@ -43,6 +43,10 @@ def bad_reason(value: str) -> str:
 
 def not_revealed() -> OutMessage:
     return private("That question is still open or gone: report it once its answer is shown.")
+
+
+def card_moved_on() -> OutMessage:
+    return private("That card is not the last one you answered any more: report it next time.")
 
 
 def too_many_reports(limit: int) -> OutMessage:

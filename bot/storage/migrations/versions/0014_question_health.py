@@ -31,6 +31,8 @@ def upgrade() -> None:
     with op.batch_alter_table("posts", schema=None) as batch_op:
         batch_op.add_column(sa.Column("review_share", sa.Float(), nullable=True))
         batch_op.add_column(sa.Column("review_of", _WHEN, nullable=True))
+    with op.batch_alter_table("review_sessions", schema=None) as batch_op:
+        batch_op.add_column(sa.Column("last_question_id", sa.String(length=64), nullable=True))
     counts = [
         *(f"option_{n}" for n in range(5)),
         "upper_answered",
@@ -100,6 +102,8 @@ def downgrade() -> None:
     op.drop_table("question_reports")
     op.drop_index("ix_question_analysis_severity", table_name="question_analysis")
     op.drop_table("question_analysis")
+    with op.batch_alter_table("review_sessions", schema=None) as batch_op:
+        batch_op.drop_column("last_question_id")
     with op.batch_alter_table("posts", schema=None) as batch_op:
         batch_op.drop_column("review_of")
         batch_op.drop_column("review_share")
