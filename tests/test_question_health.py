@@ -384,3 +384,58 @@ async def test_a_review_card_is_reported_from_under_its_verdict(health_host: Hos
 def letter_for_card(card: OutMessage, option: str) -> str:
     [letter] = [letter for letter, shown in shown_options(card).items() if shown == option]
     return letter
+
+
+async def test_migration_0014_fills_the_analysis_from_answers_already_stored(
+    tmp_path: Path,
+) -> None:
+    """A database at 0013 with a closed post and its answers: after the upgrade
+    the analysis holds them, as `db check` agrees (SQLite only: the backfill
+    is the replay that `db check` runs on both backends)."""
+    from datetime import UTC, datetime
+
+    from bot.storage.db import create_engine, upgrade
+
+    engine = create_engine(f"sqlite+aiosqlite:///{tmp_path / 'old.db'}")
+    await upgrade(engine, "0013")
+    when = datetime(2026, 11, 2, 9, 0, tzinfo=UTC).isoformat()
+    async with engine.begin() as connection:
+        await connection.execute(
+            text(
+                "INSERT INTO channels (id, platform, community, channel, created_at) "
+                "VALUES (1, 'test', 'guild-1', 'chan-1', :at)"
+            ),
+            {"at": when},
+        )
+        await connection.execute(
+            text(
+                "INSERT INTO posts (id, channel_id, kind, question_id, option_order, "
+                "correct_slot, seconds, posted_at, closes_at, closed_at) VALUES "
+                "(1, 1, 'live', 'pdt-01', '[1, 0, 2, 3]', 0, 30, :at, :at, :at)"
+            ),
+            {"at": when},
+        )
+        for user, slot in (("ana", 0), ("bo", 1), ("cy", 1)):
+            await connection.execute(
+                text(
+                    "INSERT INTO answers (post_id, channel_id, user_id, slot, correct, points, "
+                    "answered_at, latency_ms) VALUES (1, 1, :user, :slot, :right, 0, :at, 900)"
+                ),
+                {"user": user, "slot": slot, "right": slot == 0, "at": when},
+            )
+    await upgrade(engine)
+    async with engine.connect() as connection:
+        row = (
+            await connection.execute(
+                text(
+                    "SELECT answered, correct, option_0, option_1, options, answer "
+                    "FROM question_analysis WHERE question_id = 'pdt-01'"
+                )
+            )
+        ).one()
+    # Slot 0 shows bank option 1 (the key), slot 1 bank option 0.
+    assert tuple(row) == (3, 1, 2, 1, 4, 1)
+    # (The raw rows above skipped the other read models; only this one is asked.)
+    lines, _ = await check_read_models(engine)
+    assert not [line for line in lines if line.startswith("question_analysis")]
+    await engine.dispose()
