@@ -439,3 +439,14 @@ async def test_migration_0014_fills_the_analysis_from_answers_already_stored(
     lines, _ = await check_read_models(engine)
     assert not [line for line in lines if line.startswith("question_analysis")]
     await engine.dispose()
+
+
+async def test_a_post_of_another_community_cannot_be_reported_here(health_host: Host) -> None:
+    host = health_host
+    sent = await one_post(host, "easy", {"ana": "Yes"})
+    [button] = [b for b in sent.latest.buttons if b.label == "Report a problem"]
+    elsewhere = await host.service.handle_click(Interaction(ELSEWHERE, "ana", button.custom_id))
+    assert elsewhere.form is None and "still open or gone" in elsewhere.text
+    form = FormSubmission(ELSEWHERE, "ana", buttons.REPORT_FORM.id(1), report_values())
+    refused = await host.service.handle_form(form)
+    assert refused.message is not None and "still open or gone" in refused.message.text

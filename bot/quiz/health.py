@@ -41,7 +41,8 @@ class QuestionHealth:
     # -- members --------------------------------------------------------------------
 
     async def report_form(self, click: Interaction, post_id: int) -> OutMessage:
-        if await self.store.post_question(post_id) is None:
+        target = click.target
+        if await self.store.post_question(post_id, target.platform, target.community) is None:
             return texts.health.not_revealed()
         return texts.health.report_form(buttons.REPORT_FORM.id(post_id))
 
@@ -67,7 +68,9 @@ class QuestionHealth:
             if question_id is None:
                 return FormReply({}, texts.health.card_moved_on())
         else:
-            question_id = await self.store.post_question(pressed.number("post"))
+            question_id = await self.store.post_question(
+                pressed.number("post"), form.target.platform, form.target.community
+            )
             if question_id is None:
                 return FormReply({}, texts.health.not_revealed())
         details = " ".join(form.values.get("text", "").split())[: texts.health.MAX_TEXT]

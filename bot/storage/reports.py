@@ -13,6 +13,7 @@ from bot.domain.item_analysis import ItemCounts
 from bot.storage.base import Store, rowcount
 from bot.storage.item_analysis import COUNT_COLUMNS, to_counts
 from bot.storage.models import (
+    Channel,
     Post,
     QuestionAnalysis,
     QuestionReport,
@@ -60,11 +61,19 @@ _COUNTS = [_ANALYSIS[name] for name in COUNT_COLUMNS]
 class ReportStore(Store):
     # -- reports ------------------------------------------------------------------
 
-    async def post_question(self, post_id: int) -> str | None:
-        """The question a post showed, once it has closed (reports are on revealed ones)."""
+    async def post_question(self, post_id: int, platform: str, community: str) -> str | None:
+        """The question a post of this community showed, once it has closed
+        (reports are on revealed questions, in their own community)."""
         async with self._reads() as session:
             found = await session.execute(
-                select(Post.question_id).where(Post.id == post_id, Post.closed_at.is_not(None))
+                select(Post.question_id)
+                .join(Channel, Channel.id == Post.channel_id)
+                .where(
+                    Post.id == post_id,
+                    Post.closed_at.is_not(None),
+                    Channel.platform == platform,
+                    Channel.community == community,
+                )
             )
             return found.scalar_one_or_none()
 
