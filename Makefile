@@ -100,6 +100,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/faults.py
 	$(BIN)/python bench/boards.py
 	$(BIN)/python bench/dashboard.py
+	$(BIN)/python bench/question_health.py
 	$(BIN)/python bench/clicks.py
 	$(BIN)/python bench/discord_clicks.py
 

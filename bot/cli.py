@@ -18,6 +18,7 @@ from bot.adapters.console import texts as say
 from bot.config import Settings, describe_errors, load_settings
 from bot.domain.rules import MAX_QUESTIONS, MAX_SECONDS, MIN_QUESTIONS, MIN_SECONDS
 from bot.domain.spaced_repetition import MAX_REVIEW_COUNT, MIN_REVIEW_COUNT
+from bot.quiz import texts
 
 T = TypeVar("T")
 
@@ -370,6 +371,73 @@ def questions_validate(
     )
     if problems:
         raise typer.Exit(1)
+
+
+@questions_app.command("lint")
+def questions_lint(
+    paths: Annotated[list[Path] | None, typer.Argument(help="Files or folders")] = None,
+    warn_only: Annotated[
+        bool, typer.Option("--warn-only", help="Report findings but exit 0")
+    ] = False,
+) -> None:
+    """What a reviewer would flag in each question before anyone answers it;
+    exit 1 on findings (a `<bank>.lint` file beside a bank lists kept ones)."""
+    from bot.quiz.bank import load_banks
+    from bot.quiz.lint import REVIEWED_SUFFIX, lint, reviewed
+
+    catalog, problems = load_banks(_bank_paths(paths), log_problems=False)
+    for problem in problems:
+        typer.echo(str(problem), err=True)
+    found = kept = 0
+    for bank in catalog.banks.values():
+        beside = bank.path.with_suffix(REVIEWED_SUFFIX)
+        known = reviewed(beside.read_text(encoding="utf-8")) if beside.is_file() else set()
+        for finding in lint(bank.questions):
+            if (finding.question_id, finding.rule) in known:
+                kept += 1
+                continue
+            found += 1
+            typer.echo(f"{bank.path.name}: {finding.line()}")
+    count = sum(len(bank.questions) for bank in catalog.banks.values())
+    note = f" ({kept} kept by review)" if kept else ""
+    typer.echo(f"{count} question(s) linted: {found} finding(s){note}, {len(problems)} problem(s).")
+    if (found or problems) and not warn_only:
+        raise typer.Exit(1)
+
+
+@questions_app.command("health")
+def questions_health(
+    platform: Annotated[str, typer.Option(help="discord, slack or console")],
+    community: Annotated[str, typer.Option(help="The server or workspace id (console: local)")],
+    csv_out: Annotated[
+        bool, typer.Option("--csv", help="CSV on stdout, for a spreadsheet")
+    ] = False,
+) -> None:
+    """Every question's item analysis in one community, for bank authors:
+    answers, share right, discrimination, option shares and flags."""
+    import csv
+
+    from bot.runner import open_runtime
+
+    settings = _settings()
+    _logging(settings, quiet=True)
+
+    async def main() -> list[list[str]]:
+        async with open_runtime(settings) as runtime:
+            judged = await runtime.service.health.every_question(platform, community)
+            return [texts.health.table_row(item) for item in judged]
+
+    rows = _run_on_database(settings, main())
+    if not rows:
+        typer.echo(texts.health.nothing_answered(platform, community), err=True)
+        raise typer.Exit(1)
+    if csv_out:
+        writer = csv.writer(sys.stdout, lineterminator="\n")
+        writer.writerow(texts.health.TABLE_COLUMNS)
+        writer.writerows(rows)
+        return
+    for row in [list(texts.health.TABLE_COLUMNS), *rows]:
+        typer.echo("\t".join(row))
 
 
 @questions_app.command("list")

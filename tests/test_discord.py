@@ -181,9 +181,12 @@ async def test_a_moderator_runs_a_two_question_quiz_that_closes_reveals_and_scor
 
     await fake.wait_for(lambda: len(fake.questions(CHANNEL)) == 2, within=6)
     closed = fake.messages[question["id"]]
-    assert all(b["disabled"] for b in buttons_of(closed))
-    green = [b["label"] for b in buttons_of(closed) if b["style"] == 3]
+    letters = [b for b in buttons_of(closed) if b["custom_id"].startswith("qm:a:")]
+    assert all(b["disabled"] for b in letters)
+    green = [b["label"] for b in letters if b["style"] == 3]
     assert green == [right]
+    # The one button still live: telling the moderators something is wrong with it.
+    assert [b["label"] for b in buttons_of(closed) if not b["disabled"]] == ["Report a problem"]
     assert "(closed)" in closed["embeds"][0]["title"]
     assert f"First correct: <@{PLAYER}>" in text_of(closed)
 
@@ -192,7 +195,11 @@ async def test_a_moderator_runs_a_two_question_quiz_that_closes_reveals_and_scor
     )
     assert f"<@{PLAYER}>" in text_of(scoreboard[0])
     second = fake.questions(CHANNEL)[1]
-    assert all(b["disabled"] for b in buttons_of(fake.messages[second["id"]]))
+    assert all(
+        b["disabled"]
+        for b in buttons_of(fake.messages[second["id"]])
+        if b["label"] != "Report a problem"
+    )
     # Nothing the bot posted may ping anyone.
     for call in fake.calls_to("POST", rf"/channels/{CHANNEL}/messages"):
         assert call.body["allowed_mentions"]["parse"] == []
@@ -496,6 +503,7 @@ async def test_canary_login_ready_sync_and_interaction_shapes_match_the_pinned_d
     assert set(subcommands) == {
         "start", "stop", "skip", "leaderboard", "stats", "forget-me", "help", "config",
         "schedule", "review", "export", "submit", "submissions", "remove-question", "dashboard",
+        "reports", "health",
     }  # fmt: skip
     schedule = {o["name"]: o for o in subcommands["schedule"]["options"]}
     assert set(schedule) == {"daily", "leaderboard", "show", "off"}
@@ -854,7 +862,7 @@ async def test_review_shows_due_cards_privately_and_a_click_rates_and_moves_on(
         assert "Card 2 of at most 5" in text_of(following)
         _, done = await click_reply(bot, PLAYER, following, "B")
         assert "Review done: 2 cards." in text_of(done)
-        assert not buttons_of(done)
+        assert [b["label"] for b in buttons_of(done)] == ["Report a problem"]
         # Review answers change no points or streaks.
         assert text_of((await bot.command("stats", user=PLAYER))[1]) == points_before
     finally:
@@ -1031,3 +1039,47 @@ async def test_a_new_button_kind_is_routed_on_discord(
         assert tooter.pressed == [(PLAYER, 7)]
     finally:
         await bot.stop()
+
+
+# -- question reports --------------------------------------------------------------------
+
+
+async def test_a_member_reports_a_revealed_question_in_a_modal_and_a_moderator_removes_it(
+    bot: Bot, fake: FakeDiscord
+) -> None:
+    await bot.command("start", questions=1, seconds=60)
+    [question] = await fake.wait_for(lambda: fake.questions(CHANNEL))
+    await bot.click(PLAYER, question, "A")
+    await bot.command("skip")
+    closed = await fake.wait_for(
+        lambda: [m for m in [fake.messages[question["id"]]] if "(closed)" in text_of(m)]
+    )
+    [report] = [b for b in buttons_of(closed[0]) if b["label"] == "Report a problem"]
+    assert not report["disabled"]
+    token = await fake.click(GUILD, PLAYER, question["id"], report["custom_id"])
+    modal = await fake.modal(token)
+    assert modal["title"] == "Report a problem"
+    # A modal closes on submit: a reason that is none of the five comes back privately.
+    sent = await fake.submit_modal(GUILD, CHANNEL, PLAYER, modal, {"reason": "meh", "text": ""})
+    reply, final = await fake.reply(sent)
+    assert reply.ephemeral and "is not a reason" in text_of(final)
+    typed = {"reason": "wrong answer", "text": "@everyone the key should be B"}
+    sent = await fake.submit_modal(GUILD, CHANNEL, PLAYER, modal, typed)
+    reply, final = await fake.reply(sent)
+    assert reply.ephemeral and "with the moderators" in text_of(final)
+
+    _, refused = await bot.command("reports", user=PLAYER)
+    assert "moderator" in text_of(refused)
+    reply, card = await bot.command("reports")
+    assert reply.ephemeral and "wrong answer:" in text_of(card)
+    assert card["allowed_mentions"]["parse"] == []  # the member's words cannot ping
+    question_id = re.search(r"Report \d+ on (\S+)", text_of(card)).group(1)  # type: ignore[union-attr]
+    _, after = await click_reply(bot, MOD, card, "Remove from this community")
+    assert "no longer drawn in this community" in text_of(after)
+    [dm] = await fake.wait_for(lambda: fake.direct_messages(PLAYER))
+    assert "no longer asked in this community" in text_of(dm)
+    pool = await bot.service.questions.pool(Target("discord", GUILD, CHANNEL), None, None)
+    assert question_id not in pool
+
+    _, health = await bot.command("health", question=question_id)
+    assert f"Health of {question_id}" in text_of(health) and "1 answers" in text_of(health)

@@ -253,7 +253,11 @@ async def test_stop_reveals_the_current_question_and_posts_a_stopped_scoreboard(
 
     assert "stopped" in reply.text.lower()
     assert question.edits, "the open question was revealed"
-    assert all(button.disabled for button in question.latest.buttons)
+    assert all(
+        button.disabled
+        for button in question.latest.buttons
+        if button.custom_id.startswith("qm:a:")
+    )
     board = host.adapter.sent[-1].message
     assert not board.buttons
     assert "stopped" in (board.title or "").lower()
@@ -280,7 +284,9 @@ async def test_skip_reveals_at_once_and_posts_the_next_question(
     reply = await host.command("skip")
 
     assert reply.text.startswith("Skipped")
-    assert all(button.disabled for button in first.latest.buttons)
+    assert all(
+        button.disabled for button in first.latest.buttons if button.custom_id.startswith("qm:a:")
+    )
     second = host.current()
     assert second is not first
     assert "2/2" in (second.message.title or "")
@@ -356,9 +362,10 @@ async def test_reveal_shows_answer_explanation_distribution_and_first_correct(
 
     reveal = sent.latest
     assert reveal is not sent.message, "the question message was edited"
-    assert [button.label for button in reveal.buttons] == ["A", "B", "C", "D"]
-    assert all(button.disabled for button in reveal.buttons)
-    styled = {button.label: button.style for button in reveal.buttons}
+    # The letters, and a way to tell the moderators something is wrong with it.
+    assert [button.label for button in reveal.buttons] == ["A", "B", "C", "D", "Report a problem"]
+    assert all(button.disabled for button in reveal.buttons if button.custom_id.startswith("qm:a:"))
+    styled = {button.label: button.style for button in reveal.buttons[:4]}
     assert styled.pop(right) is ButtonStyle.SUCCESS
     assert set(styled.values()) == {ButtonStyle.NEUTRAL}
     assert question.options[question.answer_index] in reveal.text
@@ -382,7 +389,7 @@ async def test_reveal_of_an_unanswered_question(host: Host) -> None:
     await host.close_current()
 
     reveal = sent.latest
-    assert all(button.disabled for button in reveal.buttons)
+    assert all(button.disabled for button in reveal.buttons if button.custom_id.startswith("qm:a:"))
     assert "0 answers" in reveal.text
     for letter in "ABCD":
         assert re.search(rf"^{letter}\b.*\b0 \(0%\)$", reveal.text, re.MULTILINE)

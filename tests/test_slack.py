@@ -288,7 +288,9 @@ async def test_http_live_quiz_posts_reveals_scores_and_counts_each_click_once(
     assert "30 answers" in reveal.text
     assert slack.question_of(first).explanation in reveal.text
     assert "█" in reveal.text or "░" in reveal.text  # the distribution bars
-    assert not [b for b in reveal.blocks if b["type"] == "actions"]  # no more buttons
+    # No more letters: only the button that reports a problem with the question.
+    [actions] = [b for b in reveal.blocks if b["type"] == "actions"]
+    assert [e["text"]["text"] for e in actions["elements"]] == ["Report a problem"]
 
     # A double click, and a click Slack delivers again with X-Slack-Retry-Num.
     second = await slack.next_question(after=1)
@@ -765,7 +767,7 @@ async def test_review_cards_are_private_clicked_in_turn_and_refused_to_others(
     assert buttons_in(following.blocks)
     await click_private(slack, following.blocks, "B", MEMBER)
     [done] = await fake.wait_for(lambda: fake.ephemerals(MEMBER)[3:], what="the end")
-    assert "Review done: 2 cards." in done.text and not done.buttons()
+    assert "Review done: 2 cards." in done.text and list(done.buttons()) == ["Report a problem"]
 
 
 async def test_export_arrives_as_a_file_in_the_members_direct_message(
@@ -979,3 +981,55 @@ async def test_a_new_button_kind_is_routed_on_slack(make_slack: MakeSlack) -> No
         lambda: [c for c in slack.fake.ephemerals(MEMBER) if "toot 7" in c.text], what="the reply"
     )
     assert len(replies) == 1 and tooters[0].pressed == [(MEMBER, 7)]
+
+
+# -- question reports --------------------------------------------------------------------
+
+
+async def test_slack_member_reports_a_revealed_question_and_a_moderator_removes_it(
+    make_slack: MakeSlack,
+) -> None:
+    slack = await make_slack()
+    fake = slack.fake
+    await slack.command("start 1 60", user=ADMIN)
+    question = await slack.next_question()
+    await slack.click(question, "A", MEMBER)
+    await slack.command("skip", user=ADMIN)
+    reveal = await slack.reveal_of(question)
+    report = reveal.buttons()["Report a problem"]
+
+    before = len(fake.views)
+    body = click_payload(
+        report,
+        "Report a problem",
+        user=MEMBER,
+        channel=CHANNEL,
+        message_ts=slack.ts_of(question),
+        response_url=fake.response_url(f"report-{uuid.uuid4().hex}"),
+    )
+    assert slack.sender is not None
+    assert (await slack.sender.click(body))[0] == 200
+    [view] = await fake.wait_for(lambda: fake.views[before:], what="the report form")
+    assert view["title"]["text"] == "Report a problem"
+    # A reason that is none of the five stays in the form with the problem beside it.
+    ack = await submit_view(slack, view, MEMBER, reason="boring", text="")
+    assert ack["response_action"] == "errors" and set(ack["errors"]) == {"reason"}
+    typed = {"reason": "Outdated", "text": "rpc is <!channel> no longer developed"}
+    assert await submit_view(slack, view, MEMBER, **typed) == {}
+    [told] = await fake.wait_for(lambda: fake.ephemerals(MEMBER)[1:], what="the thanks")
+    assert "with the moderators" in told.text
+
+    refused = await slack.command("reports", user=MEMBER)
+    assert "moderator" in refused.text
+    card = await slack.command("reports", user=ADMIN)
+    assert card.private and "outdated: rpc is" in card.text
+    assert "<!channel>" not in str(card.body["text"])  # the member's words cannot ping
+    question_id = re.search(r"Report \d+ on (\S+)", card.text).group(1)  # type: ignore[union-attr]
+    buttons = reply_buttons(card.body)
+    await review_click(slack, buttons["Remove from this community"], "Remove", ADMIN)
+    [after] = await fake.wait_for(lambda: fake.ephemerals(ADMIN), what="the next card")
+    assert "no longer drawn in this community" in after.text and "No open reports" in after.text
+    [dm] = await fake.wait_for(lambda: fake.direct_messages(MEMBER), what="the reporter's DM")
+    assert "no longer asked in this community" in dm.text
+    pool = await slack.service.questions.pool(Target("slack", "T0TEAM", CHANNEL), None, None)
+    assert question_id not in pool and len(pool) == len(slack.catalog.pool()) - 1

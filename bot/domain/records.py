@@ -20,6 +20,7 @@ class ChannelInfo:
     grace_minutes: int = 120
     mode: str = "compete"  # or "study": no speed points, the explanation at once
     reading_time: bool = False
+    daily_pick: str = "shuffle"  # or "adaptive" (bot/domain/daily_pick.py)
 
     @property
     def study(self) -> bool:
@@ -94,6 +95,9 @@ class PostInfo:
     # The channel's zone when the post was made: its answers count for that
     # zone's week and month.
     zone: str = "UTC"
+    # Set when an adaptive daily pick brought it back: last time's share right and date.
+    review_share: float | None = None
+    review_of: datetime | None = None
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,16 @@ SUBMISSION = IdKind("qm:s", ("submission",), verbs=("accept", "reject", "skip", 
 SUBMIT = IdKind("qm:f:submit")
 REJECT = IdKind("qm:f:reject", ("submission",))
 
+# "Report a problem" on a revealed question, its form, and the moderators'
+# buttons on a report: `qm:p:<post>`, `qm:f:report:<post>`, `qm:q:<verb>:<report>`.
+REPORT = IdKind("qm:p", ("post",), shortcut="!")
+REPORT_FORM = IdKind("qm:f:report", ("post",))
+# The same under a review card's verdict: `qm:pc:<session>:<step>`, its form
+# `qm:f:report-card:<session>:<step>` (the step after the answered card).
+REPORT_CARD = IdKind("qm:pc", ("session", "step"), shortcut="!")
+REPORT_CARD_FORM = IdKind("qm:f:report-card", ("session", "step"))
+REPORT_REVIEW = IdKind("qm:q", ("report",), verbs=("dismiss", "fixed", "remove", "skip"))
+
 SUBMIT_FORM = SUBMIT.id()
 REJECT_FORM = REJECT.prefix
 

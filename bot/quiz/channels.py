@@ -135,6 +135,10 @@ class ChannelSettings:
             if value.lower() not in MODES:
                 return texts.common.not_one_of("mode", " or ".join(MODES), value)
             channel = await self.update_channel(channel, mode=value.lower())
+        elif key == "daily-pick":
+            if value.lower() not in DAILY_PICKS:
+                return texts.common.not_one_of("daily-pick", " or ".join(DAILY_PICKS), value)
+            channel = await self.update_channel(channel, daily_pick=value.lower())
         elif key == "timezone":
             if not _known_zone(value):
                 return texts.settings.unknown_timezone(value)
@@ -227,8 +231,10 @@ SETTINGS = (
     "grace",
     "mode",
     "reading-time",
+    "daily-pick",
 )
 MODES = ("compete", "study")
+DAILY_PICKS = ("shuffle", "adaptive")  # the deck, or what the channel needs (daily_pick.py)
 SETTING_ALIASES = {"moderator-group": "moderator-role"}
 
 

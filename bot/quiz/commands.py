@@ -9,7 +9,17 @@ from collections.abc import Mapping
 from typing import Protocol
 
 from bot.chat import Command, FormReply, FormSubmission, Interaction, OutMessage, Target
-from bot.quiz import answers, channels, live, scheduler, scores, study, submissions, texts
+from bot.quiz import (
+    answers,
+    channels,
+    health,
+    live,
+    scheduler,
+    scores,
+    study,
+    submissions,
+    texts,
+)
 from bot.quiz.surface.registry import Surface
 from bot.quiz.surface.spec import ButtonRoute, CommandSpec, Pressed, Variant
 
@@ -125,10 +135,11 @@ def declared_surface() -> Surface:
             *channels.COMMANDS,
             *scheduler.COMMANDS,
             *submissions.COMMANDS,
+            *health.COMMANDS,
             *COMMANDS,
         ),
-        (*answers.BUTTONS, *study.BUTTONS, *submissions.BUTTONS),
-        submissions.FORMS,
+        (*answers.BUTTONS, *study.BUTTONS, *submissions.BUTTONS, *health.BUTTONS),
+        (*submissions.FORMS, *health.FORMS),
     )
 
 

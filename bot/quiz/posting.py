@@ -107,6 +107,7 @@ class Posting:
             total=total,
             closes_at=post.closes_at,
             seconds=post.seconds,
+            review=texts.health.review_note(post.review_share, post.review_of, post.zone),
         )
 
     # -- delivery -----------------------------------------------------------------

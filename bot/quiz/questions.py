@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from datetime import datetime, timedelta
 from itertools import groupby
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import ValidationError
 
@@ -25,6 +25,13 @@ from bot.quiz.bank import RESERVED_BANK, Bank, Catalog, Question, play_fields
 from bot.storage.submissions import SubmissionInfo, SubmissionStore, submission_id
 
 log = logging.getLogger(__name__)
+
+
+class Withdrawn(Protocol):
+    """Where the questions removed from a community's draw are kept (ReportStore)."""
+
+    async def withdrawn(self, platform: str, community: str) -> set[str]: ...
+
 
 COMMUNITY_BANK = RESERVED_BANK
 COMMUNITY_TITLE = "Community questions"
@@ -44,10 +51,18 @@ def as_question(row: SubmissionInfo) -> Question | None:
 
 
 class Questions:
-    def __init__(self, catalog: Catalog, store: SubmissionStore, clock: Clock) -> None:
+    def __init__(
+        self,
+        catalog: Catalog,
+        store: SubmissionStore,
+        clock: Clock,
+        withdrawn: Withdrawn | None = None,
+    ) -> None:
         self.catalog = catalog
         self.store = store
         self.clock = clock
+        self.withdrawn = withdrawn
+        self._withdrawn: dict[tuple[str, str], tuple[datetime, set[str]]] = {}
         self.community_bank = Bank(COMMUNITY_BANK, COMMUNITY_TITLE, "", (), Path("<database>"))
         self._cached: dict[str, Question] = {}
         self._pools: dict[tuple[str, str], tuple[datetime, list[str]]] = {}
@@ -69,7 +84,24 @@ class Questions:
                 question = self._cached.get(question_id)
                 if question is not None and (tag is None or tag in question.tags):
                     found.append(question_id)
-        return found
+        gone = await self._withdrawn_ids(target)
+        return [question_id for question_id in found if question_id not in gone] if gone else found
+
+    async def _withdrawn_ids(self, target: Target) -> set[str]:
+        """Questions moderators removed from this community's draw (cached like the pool)."""
+        if self.withdrawn is None:
+            return set()
+        key = (target.platform, target.community)
+        now = self.clock.now()
+        cached = self._withdrawn.get(key)
+        if cached is not None and now - cached[0] < POOL_TTL:
+            return cached[1]
+        ids = await self.withdrawn.withdrawn(target.platform, target.community)
+        self._withdrawn.pop(key, None)
+        self._withdrawn[key] = (now, ids)
+        if len(self._withdrawn) > POOL_CACHE_SIZE:
+            del self._withdrawn[next(iter(self._withdrawn))]
+        return ids
 
     async def _community_ids(self, target: Target) -> list[str]:
         key = (target.platform, target.community)
@@ -89,6 +121,7 @@ class Questions:
     def changed(self, target: Target) -> None:
         """This community's bank changed here: read it afresh on the next draw."""
         self._pools.pop((target.platform, target.community), None)
+        self._withdrawn.pop((target.platform, target.community), None)
 
     # -- look-ups -------------------------------------------------------------------
 

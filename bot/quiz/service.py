@@ -38,6 +38,7 @@ from bot.quiz.channels import ChannelSettings
 from bot.quiz.commands import Commands, DashboardLinks, declared_surface
 from bot.quiz.connections import Connections
 from bot.quiz.context import Context
+from bot.quiz.health import QuestionHealth
 from bot.quiz.jobs import Jobs
 from bot.quiz.live import LiveQuizzes
 from bot.quiz.posting import Posting
@@ -72,7 +73,7 @@ class QuizService:
         self.jobs = Jobs()
         self.answer_writer = AnswerWriter(repository.answers, self.metrics)
         wakeup = asyncio.Event()
-        self.questions = Questions(catalog, repository.submissions, clock)
+        self.questions = Questions(catalog, repository.submissions, clock, repository.reports)
         questions = self.questions
         self.channels = ChannelSettings(repository.channels, self.connections, clock)
         self.context = Context(
@@ -112,6 +113,7 @@ class QuizService:
             wakeup,
         )
         self.submissions = Submissions(repository.submissions, questions, self.connections, clock)
+        self.health = QuestionHealth(context)
         # Each service has its own registry, so a feature (or a test) can add to it.
         self.surface = declared_surface()
         owners: list[object] = [
@@ -122,6 +124,7 @@ class QuizService:
             self.channels,
             self.scheduler,
             self.submissions,
+            self.health,
         ]
         self.commands = Commands(
             self.surface, self.channels, {type(owner): owner for owner in owners}, links

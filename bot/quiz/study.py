@@ -138,10 +138,12 @@ class Study:
     ) -> OutMessage:
         platform, user_id = review.target.platform, review.user_id
         step, left = review.step + 1, review.remaining - 1
+        report = texts.study.report_card_button(review.id, step)
         found = await self._next_card(platform, user_id) if left > 0 else None
         if found is None:
             await self.cards.show_next(review.id, None, [], 0, self.ctx.clock.now())
-            return texts.study.review_done(verdict, step, await self._next_review(target, user_id))
+            next_review = await self._next_review(target, user_id)
+            return texts.study.review_done(verdict, step, next_review, report)
         _, bank, question = found
         order = shuffled_order(len(question.options), self.ctx.rng)
         correct_slot = order.index(question.answer_index)
@@ -159,7 +161,7 @@ class Study:
             due=await self.due_count(platform, user_id),
         )
         return texts.study.study_card(
-            view, self.ctx.channels.connections.dialect(review.target), before=verdict
+            view, self.ctx.channels.connections.dialect(review.target), verdict, report
         )
 
     async def _next_card(

@@ -15,7 +15,7 @@ from sqlalchemy.dialects import sqlite
 
 from bot.domain.records import MemberPoints, NewAnswer, PostInfo, PostTally
 from bot.domain.rules import zone_or_utc
-from bot.storage import post_votes, read_models
+from bot.storage import item_analysis, post_votes, read_models
 from bot.storage.base import Store, rowcount
 from bot.storage.db_thread import in_sqlite_thread
 from bot.storage.models import Answer, Channel, HintTaken, Post, Quiz, QuizTeamMember
@@ -201,6 +201,14 @@ class AnswerStore(Store):
                 )
             )
             post_ids = list(answered.scalars())
+            communities = (
+                await session.execute(
+                    select(Channel.platform, Channel.community)
+                    .distinct()
+                    .join(Answer, Answer.channel_id == Channel.id)
+                    .where(Answer.user_id == user_id, Channel.platform == platform)
+                )
+            ).all()
             result = await session.execute(
                 delete(Answer).where(Answer.user_id == user_id, Answer.channel_id.in_(on_platform))
             )
@@ -220,6 +228,11 @@ class AnswerStore(Store):
             )
             await read_models.forget(session, platform, user_id)
             await post_votes.count_post_votes(session, post_ids)
+            # Their answers leave the analysis, and others move between groups.
+            pairs = [(p, c) for p, c in communities]
+            await session.run_sync(
+                lambda sync: item_analysis.recount_communities(sync.connection(), pairs)
+            )
             return rowcount(result)
 
 

@@ -80,6 +80,7 @@ def channel_info(row: Channel) -> ChannelInfo:
         row.grace_minutes,
         row.mode,
         row.reading_time,
+        row.daily_pick,
     )
 
 
@@ -107,6 +108,8 @@ def post_info(
         publish_attempts=post.publish_attempts or 0,
         publish_by=post.publish_by,
         zone=channel.timezone,
+        review_share=post.review_share,
+        review_of=post.review_of,
     )
 
 

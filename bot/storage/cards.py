@@ -366,7 +366,11 @@ class CardStore(Store):
             moved = await session.execute(
                 update(ReviewSession)
                 .where(ReviewSession.id == review.id, ReviewSession.step == review.step)
-                .values(step=review.step + 1, remaining=ReviewSession.remaining - 1)
+                .values(
+                    step=review.step + 1,
+                    remaining=ReviewSession.remaining - 1,
+                    last_question_id=ReviewSession.question_id,
+                )
             )
             if not rowcount(moved):
                 return None

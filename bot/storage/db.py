@@ -16,7 +16,7 @@ from sqlalchemy import Connection, event, text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 
-from bot.storage import member_activity, recount
+from bot.storage import item_analysis, member_activity, recount
 from bot.storage.db_thread import begin_sqlite
 from bot.storage.models import Base
 from bot.storage.post_votes import backfill_post_votes
@@ -195,6 +195,7 @@ async def rebuild_read_models(engine: AsyncEngine) -> None:
         await connection.run_sync(recount.rebuild)
         await connection.run_sync(backfill_post_votes)
         await connection.run_sync(member_activity.backfill)
+        await connection.run_sync(item_analysis.backfill_analysis)
 
 
 async def ping(engine: AsyncEngine) -> bool:

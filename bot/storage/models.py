@@ -77,6 +77,9 @@ class Channel(Base):
     mode: Mapped[str] = mapped_column(String(16), default="compete", server_default="compete")
     # On: each question gets a second per 15 words of its text on top (see rules.reading_seconds).
     reading_time: Mapped[bool] = mapped_column(Boolean, default=False, server_default=text("false"))
+    # How the daily question is drawn: "shuffle" (the deck) or "adaptive"
+    # (what the channel missed comes back, see bot/domain/daily_pick.py).
+    daily_pick: Mapped[str] = mapped_column(String(16), default="shuffle", server_default="shuffle")
     created_at: Mapped[datetime]
 
 
@@ -195,6 +198,10 @@ class Post(Base):
     # review cards, after it closed; a closed post without it is applied by
     # the timer loop (after a crash between the close and the cards).
     cards_applied_at: Mapped[datetime | None] = mapped_column(default=None)
+    # An adaptive daily pick that brings a missed question back: how right the
+    # channel was last time, and when (the post's footer says so).
+    review_share: Mapped[float | None] = mapped_column(Float, default=None)
+    review_of: Mapped[datetime | None] = mapped_column(default=None)
 
 
 class Answer(Base):
@@ -457,6 +464,8 @@ class ReviewSession(Base):
     option_order: Mapped[list[int]] = mapped_column(JSON)
     correct_slot: Mapped[int] = mapped_column(Integer)
     shown_at: Mapped[datetime]
+    # The card answered last (its verdict is on screen): what "Report a problem" reports.
+    last_question_id: Mapped[str | None] = mapped_column(String(64), default=None)
 
 
 class Submission(Base):
@@ -558,6 +567,87 @@ class SeenRequest(Base):
 
     signature: Mapped[str] = mapped_column(String(80), primary_key=True)
     expires_at: Mapped[float] = mapped_column(Float, index=True)
+
+
+class QuestionAnalysis(Base):
+    """Item analysis of one question in one community, added to by each close
+    (bot/storage/item_analysis.py): answers, right answers and votes per bank
+    option, overall and in the upper and lower 27 % of each post's answerers
+    (ranked by their community record before that post). Never an answer is
+    read for /quiz health."""
+
+    __tablename__ = "question_analysis"
+    __table_args__ = (
+        Index("ix_question_analysis_severity", "platform", "community", "severity"),
+        {"sqlite_with_rowid": False},
+    )
+
+    platform: Mapped[str] = mapped_column(String(16), primary_key=True)
+    community: Mapped[str] = mapped_column(String(64), primary_key=True)
+    question_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    answered: Mapped[int] = mapped_column(Integer)
+    correct: Mapped[int] = mapped_column(Integer)
+    option_0: Mapped[int] = mapped_column(Integer)
+    option_1: Mapped[int] = mapped_column(Integer)
+    option_2: Mapped[int] = mapped_column(Integer)
+    option_3: Mapped[int] = mapped_column(Integer)
+    option_4: Mapped[int] = mapped_column(Integer)
+    upper_answered: Mapped[int] = mapped_column(Integer)
+    upper_correct: Mapped[int] = mapped_column(Integer)
+    upper_0: Mapped[int] = mapped_column(Integer)
+    upper_1: Mapped[int] = mapped_column(Integer)
+    upper_2: Mapped[int] = mapped_column(Integer)
+    upper_3: Mapped[int] = mapped_column(Integer)
+    upper_4: Mapped[int] = mapped_column(Integer)
+    lower_answered: Mapped[int] = mapped_column(Integer)
+    lower_correct: Mapped[int] = mapped_column(Integer)
+    lower_0: Mapped[int] = mapped_column(Integer)
+    lower_1: Mapped[int] = mapped_column(Integer)
+    lower_2: Mapped[int] = mapped_column(Integer)
+    lower_3: Mapped[int] = mapped_column(Integer)
+    lower_4: Mapped[int] = mapped_column(Integer)
+    # As of the latest close: the question's option count and key (bank
+    # order), and the flags its counts earn (bot/domain/item_analysis.py,
+    # reports aside), so /quiz health reads the worst ten by an index.
+    options: Mapped[int] = mapped_column(Integer)
+    answer: Mapped[int] = mapped_column(Integer)
+    severity: Mapped[int] = mapped_column(Integer)
+    flags: Mapped[str] = mapped_column(String(120))
+
+
+class QuestionReport(Base):
+    """A member's "Report a problem" on a revealed question; open until a
+    moderator dismisses it, marks it fixed or removes the question."""
+
+    __tablename__ = "question_reports"
+    __table_args__ = (Index("ix_question_reports_open", "platform", "community", "status", "id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    platform: Mapped[str] = mapped_column(String(16))
+    community: Mapped[str] = mapped_column(String(64))
+    channel: Mapped[str] = mapped_column(String(64))
+    question_id: Mapped[str] = mapped_column(String(64))
+    user_id: Mapped[str] = mapped_column(String(64))
+    reason: Mapped[str] = mapped_column(String(16))
+    text: Mapped[str | None] = mapped_column(String(500), default=None)
+    status: Mapped[str] = mapped_column(String(16))  # open, dismissed, fixed, removed
+    created_at: Mapped[datetime]
+    resolved_by: Mapped[str | None] = mapped_column(String(64), default=None)
+    resolved_at: Mapped[datetime | None] = mapped_column(default=None)
+
+
+class WithdrawnQuestion(Base):
+    """A question a moderator removed from one community's draw (the bank file
+    itself is never edited)."""
+
+    __tablename__ = "withdrawn_questions"
+    __table_args__ = ({"sqlite_with_rowid": False},)
+
+    platform: Mapped[str] = mapped_column(String(16), primary_key=True)
+    community: Mapped[str] = mapped_column(String(64), primary_key=True)
+    question_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    withdrawn_by: Mapped[str] = mapped_column(String(64))
+    withdrawn_at: Mapped[datetime]
 
 
 # The OAuth installation tables live in their own module; importing it here puts

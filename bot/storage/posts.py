@@ -12,7 +12,7 @@ from sqlalchemy import delete, or_, select, update
 
 from bot.domain.records import PostInfo
 from bot.domain.rules import zone_or_utc
-from bot.storage import read_models
+from bot.storage import item_analysis, read_models
 from bot.storage.base import PUBLISHED_OR_GIVEN_UP, UNPUBLISHED, Store, post_info, rowcount
 from bot.storage.db_thread import write_in_one_hop
 from bot.storage.models import Channel, Post, Quiz
@@ -194,6 +194,11 @@ class PostStore(Store):
                 zone=zone_or_utc(channel.timezone),
                 posted_at=row.posted_at,
                 closed_at=now,
+            )
+            # The analysis ranks answerers by their record before this post,
+            # so it goes before the post reaches community_scores.
+            await item_analysis.count_closed_post(
+                session, post_id, channel.platform, channel.community, row.question_id
             )
             await read_models.score_closed_post(session, closing)
             if row.kind == "daily":

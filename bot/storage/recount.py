@@ -15,7 +15,7 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import Connection, delete, insert, select
 
 from bot.domain.rules import streak_table, zone_or_utc
-from bot.storage import member_activity
+from bot.storage import item_analysis, member_activity
 from bot.storage.models import (
     Answer,
     Channel,
@@ -188,6 +188,8 @@ def differences(connection: Connection, limit: int = 50) -> tuple[list[str], int
         ("post_votes", expected_post_votes(connection), stored_post_votes(connection)),
         # The member page's (revision 0011).
         *member_activity.expected_and_stored(connection),
+        # Question health's (revision 0014).
+        item_analysis.expected_and_stored(connection),
     ]
     for table, wanted, held in tables:
         for key in sorted(wanted.keys() | held.keys(), key=repr):

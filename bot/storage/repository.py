@@ -14,6 +14,7 @@ from bot.storage.dashboard import DashboardStore
 from bot.storage.db import Database, session_factory
 from bot.storage.posts import PostStore
 from bot.storage.quizzes import QuizStore
+from bot.storage.reports import ReportStore
 from bot.storage.schedules import ScheduleStore
 from bot.storage.scores import ScoreStore
 from bot.storage.submissions import SubmissionStore
@@ -35,14 +36,16 @@ class Repository:
         self.submissions = SubmissionStore(writes, reads, dialect)
         self.dashboard = DashboardStore(writes, reads, dialect)
         self.teams = TeamStore(writes, reads, dialect)
+        self.reports = ReportStore(writes, reads, dialect)
 
     async def forget_member(self, platform: str, user_id: str) -> int:
         """forget-me and `quizmaster forget-user`: the member's answers (their
         stats go with them), review cards and submissions (accepted questions
-        stay, credited to nobody). Returns how many answers were deleted."""
+        stay, credited to nobody) and reports. Returns how many answers were deleted."""
         forgotten = await self.answers.forget_user(platform, user_id)
         await self.cards.forget(platform, user_id)
         await self.submissions.forget_author(platform, user_id)
+        await self.reports.forget_reporter(platform, user_id)
         return forgotten
 
     @property

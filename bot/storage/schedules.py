@@ -11,10 +11,11 @@ from typing import Any
 from sqlalchemy import and_, bindparam, delete, or_, select, update
 from sqlalchemy.orm import Session
 
+from bot.domain.daily_pick import PastPost, adaptive_pick
 from bot.domain.records import DailyPost, ScheduleInfo
 from bot.storage.base import Store, post_info, rowcount, schedule_info
 from bot.storage.db_thread import write_in_one_hop
-from bot.storage.models import Channel, DeckSeen, Post, Schedule
+from bot.storage.models import Channel, DeckSeen, Post, PostVotes, Schedule
 from bot.storage.quizzes import draw_in
 
 
@@ -163,7 +164,13 @@ class ScheduleStore(Store):
                 )
                 if not rowcount(claimed):
                     return None
-            [question_id] = draw_in(session, channel_id, pool, 1, rng)
+            channel = session.get_one(Channel, channel_id)
+            review: tuple[float | None, datetime | None] = (None, None)
+            if channel.daily_pick == "adaptive":
+                pick = adaptive_pick(pool, daily_history(session, channel_id), now, rng)
+                question_id, review = pick.question_id, (pick.due_share, pick.due_posted)
+            else:
+                [question_id] = draw_in(session, channel_id, pool, 1, rng)
             option_order, correct_slot = layout(question_id)
             closes = closes_at + timedelta(seconds=reading(question_id) if reading else 0)
             post = Post(
@@ -177,6 +184,8 @@ class ScheduleStore(Store):
                 closes_at=closes,
                 publish_retry_at=publish_lease,
                 publish_by=publish_by,
+                review_share=review[0],
+                review_of=review[1],
             )
             session.add(post)
             session.execute(insert_seen, {"question_id": question_id})
@@ -190,8 +199,22 @@ class ScheduleStore(Store):
                 )
             )
             return DailyPost(
-                post_info(post, session.get_one(Channel, channel_id)),
+                post_info(post, channel),
                 list(older.scalars()),
             )
 
         return await write_in_one_hop(self._sessions, transaction)
+
+
+def daily_history(session: Session, channel_id: int) -> list[PastPost]:
+    """The channel's daily posts with how right it was on each closed one
+    (`post_votes`; an open post or one nobody answered has no share)."""
+    rows = session.execute(
+        select(Post.question_id, Post.posted_at, PostVotes.answered, PostVotes.correct)
+        .outerjoin(PostVotes, PostVotes.post_id == Post.id)
+        .where(Post.channel_id == channel_id, Post.kind == "daily")
+    )
+    return [
+        PastPost(question_id, posted_at, correct / answered if answered else None)
+        for question_id, posted_at, answered, correct in rows
+    ]

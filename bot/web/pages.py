@@ -68,6 +68,7 @@ class Dashboard:
         base = PREFIX + "/{platform}/{community}"
         app.router.add_get(base, self.community)
         app.router.add_get(base + "/questions", self.questions)
+        app.router.add_get(base + "/questions/{question_id}", self.question)
         app.router.add_get(base + "/me", self.member)
         app.router.add_static(PREFIX + "/static", HERE / "static", append_version=False)
 
@@ -90,6 +91,17 @@ class Dashboard:
             period=period,
             hardest_min=HARDEST_MIN_ANSWERS,
         )
+
+    async def question(self, request: web.Request) -> web.Response:
+        grant = self._grant(request)
+        question_id = request.match_info["question_id"]
+        page = await self.views.question_health(grant.platform, grant.community, question_id)
+        if page is None:
+            body = self._render(
+                "refused.html", title="No such question", reason="No bank has that question."
+            )
+            raise web.HTTPNotFound(text=body, content_type="text/html", headers=SECURITY_HEADERS)
+        return self._page(request, "question.html", grant, "questions", page=page, period="")
 
     async def member(self, request: web.Request) -> web.Response:
         grant = self._grant(request)
@@ -134,7 +146,7 @@ class Dashboard:
             grant=grant,
             token=request.query.get("t", ""),
             section=section,
-            base=request.path.removesuffix("/questions").removesuffix("/me"),
+            base=request.path.split("/questions")[0].removesuffix("/me"),
             static=PREFIX + "/static",
             titles=PERIOD_TITLES,
             board_periods=BOARD_PERIODS,

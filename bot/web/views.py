@@ -20,6 +20,7 @@ from bot.domain.rules import (
     period_window,
     zone_or_utc,
 )
+from bot.quiz import texts
 from bot.quiz.bank import LETTERS
 from bot.quiz.service import QuizService
 from bot.web import charts
@@ -92,6 +93,19 @@ class QuestionLine:
     share: float
     split: charts.VoteSplit
     options: list[tuple[str, str, int, bool]]  # letter, text, votes, right
+    flags: list[str] = field(default_factory=list)  # question health's, worst first
+
+
+@dataclass(frozen=True)
+class QuestionHealthPage:
+    """One question's item analysis: its numbers, flags and the option shares by group."""
+
+    question_id: str
+    prompt: str
+    summary: list[str]
+    flags: list[tuple[str, str]]  # flag, reason
+    chart: charts.BarChart | None
+    options: list[tuple[str, str, bool]]  # letter, text, right
 
 
 @dataclass(frozen=True)
@@ -218,6 +232,7 @@ class DashboardViews:
         # Community questions too, not only the bank files' (as /quiz stats reads them).
         questions = self.service.questions
         await questions.ensure(row.question_id for row in rows)
+        flagged = await self._flags(platform, community)
         lines: list[QuestionLine] = []
         per_tag: dict[str, list[int]] = {}
         for row in rows:
@@ -240,6 +255,7 @@ class DashboardViews:
                     correct / answered,
                     charts.vote_split(votes, question.answer_index, LETTERS),
                     options,
+                    flagged.get(question_id, []),
                 )
             )
             for tag in question.tags:
@@ -277,6 +293,54 @@ class DashboardViews:
             hardest,
             tag_chart,
             hardest_chart,
+        )
+
+    async def _flags(self, platform: str, community: str) -> dict[str, list[str]]:
+        """Each flagged question's flags (all time: flags judge the question)."""
+        judged = await self.service.health.every_question(platform, community)
+        return {item.question_id: [f.flag.value for f in item.found] for item in judged}
+
+    async def question_health(
+        self, platform: str, community: str, question_id: str
+    ) -> QuestionHealthPage | None:
+        question = self.service.catalog.question(question_id)
+        if question is None:
+            return None
+        judged = await self.service.health.judge(Target(platform, community, ""), question_id)
+        counts = judged.counts
+        summary = [line for line in texts.health.analysis_summary(judged).splitlines()]
+        summary = [line for line in summary if not line.startswith("⚑")]
+        chart = None
+        if counts is not None and counts.answered:
+            rows: list[tuple[str, float, str]] = []
+            tones: list[str] = []
+            groups = (
+                ("all", counts.votes, counts.answered),
+                ("strongest 27 %", counts.upper_votes, counts.upper_answered),
+                ("weakest 27 %", counts.lower_votes, counts.lower_answered),
+            )
+            for index in range(len(question.options)):
+                letter = texts.health.option_label(question, index)
+                for name, votes, total in groups:
+                    share = votes[index] / total if total else 0.0
+                    rows.append((f"{letter} · {name}", share, f"{share:.0%}" if total else "–"))
+                    tones.append("good" if index == question.answer_index else "plain")
+            chart = charts.bar_chart(
+                "Who chose each option: everyone, the strongest and the weakest 27 %",
+                rows,
+                full=1.0,
+                tones=tones,
+            )
+        return QuestionHealthPage(
+            question_id,
+            question.prompt,
+            summary,
+            [(f.flag.value, f.reason) for f in judged.found],
+            chart,
+            [
+                (texts.health.option_label(question, i), text, i == question.answer_index)
+                for i, text in enumerate(question.options)
+            ],
         )
 
     # -- the member --------------------------------------------------------------------

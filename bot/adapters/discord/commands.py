@@ -154,6 +154,15 @@ def quiz_group(run: Runner, catalog: Callable[[], Catalog]) -> app_commands.Grou
     async def remove_question(interaction: discord.Interaction[Any], id: str) -> None:
         await run(interaction, "remove-question", {"id": id})
 
+    @quiz.command(name="reports", description=COMMANDS["reports"])
+    async def reports(interaction: discord.Interaction[Any]) -> None:
+        await run(interaction, "reports", {})
+
+    @quiz.command(name="health", description=COMMANDS["health"])
+    @app_commands.describe(question=OPTIONS["question"])
+    async def health(interaction: discord.Interaction[Any], question: str | None = None) -> None:
+        await run(interaction, "health", {"id": question} if question else {})
+
     @quiz.command(name="dashboard", description=COMMANDS["dashboard"])
     async def dashboard(interaction: discord.Interaction[Any]) -> None:
         await run(interaction, "dashboard", {})
@@ -181,6 +190,7 @@ def quiz_group(run: Runner, catalog: Callable[[], Catalog]) -> app_commands.Grou
             "grace",
             "mode",
             "reading-time",
+            "daily-pick",
         ],
         value: str,
     ) -> None:

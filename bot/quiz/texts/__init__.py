@@ -4,6 +4,7 @@ return `bot.chat.OutMessage`s; the adapters only lay them out."""
 from bot.quiz.texts import (
     boards,
     common,
+    health,
     live,
     questions,
     settings,
@@ -16,6 +17,7 @@ from bot.quiz.texts import (
 __all__ = [
     "boards",
     "common",
+    "health",
     "live",
     "questions",
     "settings",

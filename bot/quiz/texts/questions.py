@@ -11,7 +11,7 @@ from bot.chat import Button, ButtonStyle, Field, Image, OutMessage
 from bot.dialect import Dialect
 from bot.domain.records import MemberPoints, PostTally, TeamRow
 from bot.quiz.bank import Question
-from bot.quiz.buttons import HINT, answer_custom_id
+from bot.quiz.buttons import HINT, REPORT, answer_custom_id
 from bot.quiz.texts.common import private, reviews_due_line, slot_labels, streak_lines
 from bot.quiz.texts.teams import board_lines
 
@@ -30,6 +30,7 @@ class QuestionView:
     total: int | None
     closes_at: datetime
     seconds: int
+    review: str | None = None  # why an adaptive daily pick brought it back
 
     def option(self, slot: int) -> str:
         return self.question.options[self.option_order[slot]]
@@ -88,6 +89,7 @@ def question(view: QuestionView, dialect: Dialect) -> OutMessage:
 
 
 HINT_LABEL = "Hint"
+REPORT_LABEL = "Report a problem"  # on every revealed question (bot/quiz/health.py)
 
 
 def _image(question: Question, dialect: Dialect) -> Image | None:
@@ -103,7 +105,8 @@ def picture_line(image: Image) -> str:
 
 def _question_footer(view: QuestionView) -> str:
     if view.sequence is None:
-        return "Open until the next daily question · one answer each, the first click counts"
+        daily = "Open until the next daily question · one answer each, the first click counts"
+        return f"{view.review} · {daily}" if view.review else daily
     return f"{view.seconds} seconds to answer · one answer each, the first click counts"
 
 
@@ -160,6 +163,7 @@ def reveal(
         )
         for slot in range(len(view.option_order))
     )
+    buttons += (Button(REPORT.id(view.post_id), REPORT_LABEL),)
     fields = [
         Field("Answer", answer),
         Field("Why", explanation),

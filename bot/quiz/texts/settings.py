@@ -32,6 +32,8 @@ CONFIG_KEYS = {
     "and the explanation with your private reply at once)",
     "reading-time": f"`on` or `off` (default): each question gets a second more per "
     f"{WORDS_PER_READING_SECOND} words of its prompt and options, up to {MAX_READING_SECONDS} s",
+    "daily-pick": "`shuffle` (default: every question once, in random order) or `adaptive` "
+    "(what the channel missed comes back after a few days, then new ones)",
 }
 
 
@@ -44,6 +46,7 @@ def channel_settings(channel: ChannelInfo) -> OutMessage:
         f"Grace for missed posts: {channel.grace_minutes} min",
         f"Mode: {channel.mode}",
         f"Reading time: {'on' if channel.reading_time else 'off'}",
+        f"Daily pick: {channel.daily_pick}",
     ]
     if channel.delivery_problem:
         lines.append(
@@ -111,7 +114,7 @@ def schedule_list(views: Sequence[ScheduleView], channel: ChannelInfo) -> OutMes
         body += (
             f"\nDaily questions stay open until the next one, {channel.daily_window_hours} h "
             f"at most. A post missed while I was down is made up to "
-            f"{channel.grace_minutes} min late, never twice."
+            f"{channel.grace_minutes} min late, never twice. {daily_pick_line(channel)}"
         )
     if channel.delivery_problem:
         body += (
@@ -119,6 +122,15 @@ def schedule_list(views: Sequence[ScheduleView], channel: ChannelInfo) -> OutMes
             "paused until a moderator starts a quiz that posts."
         )
     return OutMessage(text=f"{title}\n{body}", title=title, body=body)
+
+
+def daily_pick_line(channel: ChannelInfo) -> str:
+    if channel.daily_pick == "adaptive":
+        return (
+            "Daily pick: adaptive (a question the channel missed comes back after 3, 6, then "
+            "12 days, never sooner than 3; otherwise one it has not seen)."
+        )
+    return "Daily pick: shuffle (every question once, in random order)."
 
 
 def schedule_saved(view: ScheduleView) -> OutMessage:

@@ -9,7 +9,7 @@ from datetime import datetime
 from bot.chat import Attachment, Button, OutMessage
 from bot.dialect import Dialect
 from bot.quiz.bank import Question
-from bot.quiz.buttons import card_custom_id
+from bot.quiz.buttons import REPORT_CARD, card_custom_id
 from bot.quiz.texts.common import private, slot_labels
 from bot.quiz.texts.questions import verdict
 
@@ -46,7 +46,9 @@ def review_time(local: datetime) -> str:
     return local.strftime("%a %d %b %H:%M")
 
 
-def study_card(view: ReviewCardView, dialect: Dialect, before: str = "") -> OutMessage:
+def study_card(
+    view: ReviewCardView, dialect: Dialect, before: str = "", report: Button | None = None
+) -> OutMessage:
     """One card with its letter buttons; `before` is the verdict on the last one."""
     title = dialect.escape_text(f"Review · {view.bank_title}")
     prompt = dialect.escape_text(view.question.prompt)
@@ -56,7 +58,7 @@ def study_card(view: ReviewCardView, dialect: Dialect, before: str = "") -> OutM
     body = f"{lead}{prompt}\n\n{options}"
     buttons = tuple(
         Button(card_custom_id(view.session_id, view.step, slot), view.label(slot)) for slot in slots
-    )
+    ) + ((report,) if report else ())
     plain = "\n".join(view.line(slot, dialect, bold=False) for slot in slots)
     footer = (
         f"Card {view.number} of at most {view.limit} · {view.due} due · "
@@ -79,12 +81,19 @@ def review_verdict(
     return verdict(labels[slot], correct, labels[correct_slot], explanation)
 
 
-def review_done(before: str, reviewed: int, next_review: str | None) -> OutMessage:
+def review_done(
+    before: str, reviewed: int, next_review: str | None, report: Button | None = None
+) -> OutMessage:
     noun = "card" if reviewed == 1 else "cards"
     text = f"{before}\n\nReview done: {reviewed} {noun}."
     if next_review:
         text += f" Next review: {next_review}"
-    return private(text)
+    return OutMessage(text=text, body=text, buttons=(report,) if report else ())
+
+
+def report_card_button(session_id: int, step: int) -> Button:
+    """Under a verdict: report the card just answered (bot/quiz/health.py)."""
+    return Button(REPORT_CARD.id(session_id, step), "Report a problem")
 
 
 def nothing_to_review(next_review: str | None) -> OutMessage:

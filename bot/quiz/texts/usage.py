@@ -56,7 +56,7 @@ HELP_LINES = {
     "config show": "this channel's settings (moderators)",
     "config set": "change a channel setting (moderators): "
     "moderator-role, mentions on|off, timezone, daily-window, grace, "
-    "mode compete|study, reading-time on|off",
+    "mode compete|study, reading-time on|off, daily-pick shuffle|adaptive",
     "schedule daily": "a daily question here (moderators), "
     "e.g. `daily 09:00 Europe/Berlin mon-fri`",
     "schedule leaderboard": "a weekly leaderboard post (moderators)",
@@ -65,6 +65,10 @@ HELP_LINES = {
     "submit": "propose a question for this community's bank (`bank=community`)",
     "submissions": "review proposed questions (moderators)",
     "remove-question": "take a question out of the community bank (moderators)",
+    "reports": "the oldest open member report on a question, to dismiss, fix or remove "
+    "(moderators)",
+    "health": "questions whose answers look wrong, worst first, or one question's "
+    "analysis (moderators)",
     "dashboard": "a private link to this community's web dashboard and your own page",
     "help": "this help",
 }
@@ -78,6 +82,8 @@ MODERATOR_ACTIONS = {
     "schedule": "change the schedule",
     "submissions": "review submissions",
     "remove-question": "remove community questions",
+    "reports": "handle question reports",
+    "health": "see question health",
 }
 
 
@@ -179,6 +185,8 @@ COMMAND_DESCRIPTIONS = {
     "submit": "Propose a question for this server's community bank",
     "submissions": "Review proposed questions (moderators)",
     "remove-question": "Take a question out of the community bank (moderators)",
+    "reports": "Handle members' reports on questions (moderators)",
+    "health": "Flagged questions, or one question's analysis (moderators)",
 }
 
 
@@ -201,6 +209,7 @@ OPTION_DESCRIPTIONS = {
     "count": "How many cards at most (1–50, default 10)",
     "questions_kind": "missed (default) or all the questions you answered",
     "id": "The question's id, like community-12",
+    "question": "A question's id, like ddp-04 (default: the flagged ones)",
 }
 
 

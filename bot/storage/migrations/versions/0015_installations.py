@@ -2,7 +2,7 @@
 installing in many Slack workspaces, and each workspace's organisation
 
 Revision ID: 0015
-Revises: 0013
+Revises: 0014
 Create Date: 2026-12-04 19:00:00
 """
 
@@ -13,7 +13,7 @@ from alembic import op
 from bot.storage.installations import INSTALLATION_TABLES
 
 revision = "0015"
-down_revision = "0013"
+down_revision = "0014"
 branch_labels = None
 depends_on = None
 

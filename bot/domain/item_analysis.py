@@ -1,0 +1,154 @@
+"""Judging a question from how a community answered it: difficulty, the
+upper/lower 27 % discrimination index, each option's share, and the flags a
+bank author should look at. Pure: the counts come from `question_analysis`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import Enum
+
+OPTIONS = 5
+MIN_ANSWERS = 20  # before any flag
+MIN_OPTION_ANSWERS = 30  # before the option flags (check the key, dead option)
+TOO_EASY = 0.95
+DEAD_OPTION = 0.03
+MIN_GROUP = 5  # answers in each group before discrimination is judged
+MIN_REPORTS = 2
+
+
+class Flag(Enum):
+    # Worst first: the order /quiz health lists a question's flags in.
+    CHECK_KEY = "check the key"
+    NEGATIVE = "negative discrimination"
+    REPORTED = "reported"
+    TOO_HARD = "too hard"
+    DEAD_OPTION = "dead option"
+    TOO_EASY = "too easy"
+
+
+SEVERITY = {flag: len(Flag) - index for index, flag in enumerate(Flag)}
+
+
+@dataclass(frozen=True)
+class ItemCounts:
+    answered: int
+    correct: int
+    votes: tuple[int, ...]  # per bank option
+    upper_answered: int
+    upper_correct: int
+    upper_votes: tuple[int, ...]
+    lower_answered: int
+    lower_correct: int
+    lower_votes: tuple[int, ...]
+
+    @property
+    def difficulty(self) -> float:
+        """Share right (the classical 'difficulty' p: higher is easier)."""
+        return self.correct / self.answered if self.answered else 0.0
+
+    @property
+    def upper_share(self) -> float | None:
+        return self.upper_correct / self.upper_answered if self.upper_answered else None
+
+    @property
+    def lower_share(self) -> float | None:
+        return self.lower_correct / self.lower_answered if self.lower_answered else None
+
+    @property
+    def discrimination(self) -> float | None:
+        """D = share right in the upper group minus in the lower (-1 to 1)."""
+        upper, lower = self.upper_share, self.lower_share
+        if upper is None or lower is None:
+            return None
+        return upper - lower
+
+
+def share(count: int, total: int) -> float:
+    return count / total if total else 0.0
+
+
+@dataclass(frozen=True)
+class Finding:
+    flag: Flag
+    reason: str
+
+
+def findings(
+    counts: ItemCounts, options: int, key: int, open_reports: int, labels: Sequence[str]
+) -> list[Finding]:
+    """The flags this question earns, worst first, each with a one-line reason.
+    `options`: how many the question has; `key`: the keyed option (bank
+    order); `labels`: each option's letter as members saw it in bank order."""
+    found: list[Finding] = []
+    if open_reports >= MIN_REPORTS:
+        found.append(Finding(Flag.REPORTED, f"{open_reports} open reports from members"))
+    if counts.answered < MIN_ANSWERS:
+        return found
+    right = counts.difficulty
+    if counts.answered >= MIN_OPTION_ANSWERS and counts.upper_answered:
+        keyed = counts.upper_votes[key]
+        rival = max(
+            (n for n in range(options) if n != key), key=lambda n: counts.upper_votes[n], default=-1
+        )
+        if rival >= 0 and counts.upper_votes[rival] > keyed:
+            found.append(
+                Finding(
+                    Flag.CHECK_KEY,
+                    f"the strongest members chose {labels[rival]} "
+                    f"({_percent(share(counts.upper_votes[rival], counts.upper_answered))}) "
+                    f"over the key {labels[key]} "
+                    f"({_percent(share(keyed, counts.upper_answered))})",
+                )
+            )
+    discrimination = counts.discrimination
+    if (
+        discrimination is not None
+        and discrimination < 0
+        and min(counts.upper_answered, counts.lower_answered) >= MIN_GROUP
+    ):
+        found.append(
+            Finding(
+                Flag.NEGATIVE,
+                f"the strongest members got it right less often "
+                f"({_percent(counts.upper_share or 0.0)}) than the weakest "
+                f"({_percent(counts.lower_share or 0.0)})",
+            )
+        )
+    chance = 1 / options if options else 0.0
+    if right <= chance:
+        found.append(
+            Finding(
+                Flag.TOO_HARD,
+                f"{_percent(right)} right, no better than guessing among {options} options",
+            )
+        )
+    if counts.answered >= MIN_OPTION_ANSWERS:
+        dead = [
+            labels[n]
+            for n in range(options)
+            if share(counts.votes[n], counts.answered) < DEAD_OPTION
+        ]
+        if dead:
+            which = ", ".join(dead)
+            found.append(
+                Finding(
+                    Flag.DEAD_OPTION,
+                    f"{which} chosen by under {_percent(DEAD_OPTION)} of {counts.answered} answers",
+                )
+            )
+    if right >= TOO_EASY:
+        found.append(Finding(Flag.TOO_EASY, f"{_percent(right)} of {counts.answered} right"))
+    found.sort(key=lambda finding: -SEVERITY[finding.flag])
+    return found
+
+
+def severity(found: Sequence[Finding]) -> int:
+    """How bad a question looks, for 'worst first': its worst flag, then how many."""
+    if not found:
+        return 0
+    return max(SEVERITY[f.flag] for f in found) * 10 + len(found)
+
+
+def _percent(value: float) -> str:
+    return f"{round(100 * value)} %"
