@@ -1,0 +1,21 @@
+"""The small doors of issue #21: each odd input gets one clear line, never an
+internal error or silence."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.test_slack import MakeSlack, fake, make_slack
+
+__all__ = ["fake", "make_slack"]  # fixtures used by name
+
+
+@pytest.mark.parametrize("length", [320, 6000])
+async def test_a_very_long_time_zone_is_not_a_time_zone(make_slack: MakeSlack, length: int) -> None:
+    slack = await make_slack()
+    zone = "Europe/" + "B" * length
+    reply = await slack.command(f"config set timezone {zone}")
+    assert reply.private
+    assert "is not a time zone I know" in reply.text
+    assert len(reply.text) < 300  # the paste is not echoed back whole
+    assert "Europe/Berlin" in (await slack.command("config set timezone Europe/Berlin")).text
