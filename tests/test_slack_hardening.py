@@ -23,16 +23,24 @@ from bot.adapters.slack.dialect import SLACK_DIALECT
 from bot.adapters.slack.http import ReplayCache, RequestGate
 from bot.quiz.bank import Catalog, load_banks
 from tests.conftest import ROOT
-from tests.fakes.fake_slack import SIGNING_SECRET, Call, FakeSlack, slash_payload
+from tests.fakes.fake_slack import (
+    SIGNING_SECRET,
+    Call,
+    FakeSlack,
+    slash_payload,
+    view_submission_payload,
+)
 from tests.test_slack import (  # the fixtures, shared with test_slack.py
     ADMIN,
     CHANNEL,
     HOST,
     MEMBER,
+    TYPED,
     MakeSlack,
     Slack,
     fake,
     make_slack,
+    open_form,
 )
 
 __all__ = ["fake", "make_slack"]  # fixtures used by name
@@ -440,3 +448,41 @@ def test_escaping_is_per_platform() -> None:
     assert discord == "\\*\\*bold\\*\\* \\<\\@123\\> \\@everyone a\\_b"
     assert DISCORD_DIALECT.escape_text("`code`") == "`code`"  # bank markdown is meant to show
     assert ConsoleAdapter.dialect.escape_name("<!channel>") == "<!channel>"
+
+
+# -- ids and workspaces ---------------------------------------------------------------------
+
+
+async def test_a_slack_connect_member_s_submission_lands_in_the_installing_workspace(
+    make_slack: MakeSlack,
+) -> None:
+    slack = await make_slack()
+    assert slack.sender is not None
+    view = await open_form(slack, "submit", MEMBER)
+    # A member of a partner workspace in a shared channel: their own team is not ours.
+    body = view_submission_payload(view, TYPED, user=MEMBER, team="T0VISITOR")
+    status, _ = await slack.sender.click(body)
+    assert status == 200
+    submissions = slack.repository.submissions
+    await slack.fake.wait_for(lambda: slack.fake.ephemerals(MEMBER), what="the answer")
+    assert await submissions.pending_total("slack", "T0TEAM") == 1
+    assert await submissions.pending_total("slack", "T0VISITOR") == 0
+
+
+@pytest.mark.parametrize(
+    "user", ["U0EV><!channel><@U0X", "u0lower", "U" + "A" * 100, "U0 SPACE", "C0NOTAUSER"]
+)
+async def test_a_signed_request_with_an_id_slack_never_makes_does_nothing(
+    make_slack: MakeSlack, user: str
+) -> None:
+    slack = await make_slack()
+    sender = slack.sender
+    assert sender is not None
+    key = uuid.uuid4().hex
+    payload = slash_payload(
+        "start 1 30", user=user, channel=CHANNEL, response_url=slack.fake.response_url(key)
+    )
+    assert (await sender.slash(payload))[0] == 200
+    await asyncio.sleep(0.4)
+    assert slack.fake.questions(CHANNEL) == [] and slack.fake.responses_to(key) == []
+    assert slack.fake.posts() == []
