@@ -486,3 +486,33 @@ async def test_a_signed_request_with_an_id_slack_never_makes_does_nothing(
     await asyncio.sleep(0.4)
     assert slack.fake.questions(CHANNEL) == [] and slack.fake.responses_to(key) == []
     assert slack.fake.posts() == []
+
+
+async def test_stats_asked_in_another_workspace_show_nothing_from_this_one(
+    make_slack: MakeSlack,
+) -> None:
+    slack = await make_slack()
+    await slack.command("start 1 60")
+    question = await slack.next_question()
+    await slack.click(question, slack.letter(question, correct=True), MEMBER)
+    await slack.fake.wait_for(lambda: slack.fake.ephemerals(MEMBER), what="the lock-in")
+    await slack.command("stop")
+    await slack.reveal_of(question)
+    here = await slack.command(f"stats <@{MEMBER}>", user=HOST)
+    assert "Answered: 1" in here.text and "Correct: 1 (100%)" in here.text
+
+    # The same member, asked about from a workspace the quiz never ran in.
+    key = uuid.uuid4().hex
+    elsewhere = slash_payload(
+        f"stats <@{MEMBER}>",
+        user="U0STRANGER",
+        channel="C0FAR",
+        response_url=slack.fake.response_url(key),
+        team="T0ELSEWHERE",
+    )
+    assert slack.sender is not None
+    assert (await slack.sender.slash(elsewhere))[0] == 200
+    [body] = await slack.fake.wait_for(lambda: slack.fake.responses_to(key), what="stats")
+    text = str(body["text"])
+    assert "Answered: 0" in text and "Points: 0" in text
+    assert "By topic" not in text and "review" not in text.lower()
