@@ -41,6 +41,9 @@ from tests.test_slack import (  # the fixtures, shared with test_slack.py
     fake,
     make_slack,
     open_form,
+    reply_buttons,
+    review_click,
+    submit_view,
 )
 
 __all__ = ["fake", "make_slack"]  # fixtures used by name
@@ -516,3 +519,24 @@ async def test_stats_asked_in_another_workspace_show_nothing_from_this_one(
     text = str(body["text"])
     assert "Answered: 0" in text and "Points: 0" in text
     assert "By topic" not in text and "review" not in text.lower()
+
+
+async def test_a_channel_moderator_moderates_the_channel_but_not_the_community_bank(
+    make_slack: MakeSlack,
+) -> None:
+    slack = await make_slack()
+    await slack.command("config set moderator-group <!subteam^S0HOSTS|@quiz-hosts>")
+    await submit_view(slack, await open_form(slack, "submit", MEMBER), MEMBER, **TYPED)
+    # HOST is in this channel's moderator group: the channel's quizzes are theirs...
+    assert (await slack.command("stop", user=HOST)).text.startswith("No quiz is running")
+    # ...the community's bank is not: no queue, no accepting, no removing.
+    queue = await slack.command("submissions", user=HOST)
+    assert queue.private and "moderators can review submissions" in queue.text
+    removed = await slack.command("remove-question community-1", user=HOST)
+    assert removed.private and "moderators can remove community questions" in removed.text
+    card = await slack.command("submissions", user=ADMIN)  # an admin reviews
+    accept = reply_buttons(card.body)["Accept"]
+    await review_click(slack, accept, "Accept", HOST)
+    [no] = await slack.fake.wait_for(lambda: slack.fake.ephemerals(HOST), what="a refusal")
+    assert "moderators can review submissions" in no.text
+    assert await slack.repository.submissions.pending_total("slack", "T0TEAM") == 1
