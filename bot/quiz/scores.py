@@ -4,6 +4,7 @@ streaks, and forgetting a member's answers."""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from datetime import datetime
 
 from bot.chat import Command, OutMessage, Target
 from bot.clock import Clock
@@ -38,7 +39,7 @@ class Scores:
         questions: Questions,
         clock: Clock,
         study: Study,
-        forget_member: Callable[[str, str], Awaitable[int]],
+        forget_member: Callable[[str, str, datetime], Awaitable[int]],
     ) -> None:
         self.study = study
         # Every store that holds something of a member (Repository.forget_member).
@@ -121,7 +122,7 @@ class Scores:
         return await self.store.streak_leaders(channel_id, STREAK_LEADERS)
 
     async def forget_user(self, platform: str, user_id: str) -> int:
-        return await self.forget_member(platform, user_id)
+        return await self.forget_member(platform, user_id, self.clock.now())
 
 
 async def _leaderboard(scores: Scores, command: Command) -> OutMessage:

@@ -12,6 +12,7 @@ from typing import Any
 
 from sqlalchemy import Dialect, bindparam, delete, func, select
 from sqlalchemy.dialects import sqlite
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.domain.records import NewAnswer, PostInfo, PostTally
 from bot.domain.rules import zone_or_utc
@@ -166,19 +167,23 @@ class AnswerStore(Store):
     async def forget_user(self, platform: str, user_id: str) -> int:
         """Delete every answer of the user on the platform; returns how many."""
         async with self._sessions.begin() as session:
-            on_platform = select(Channel.id).where(Channel.platform == platform)
-            answered = await session.execute(
-                select(Answer.post_id).where(
-                    Answer.user_id == user_id, Answer.channel_id.in_(on_platform)
-                )
-            )
-            post_ids = list(answered.scalars())
-            result = await session.execute(
-                delete(Answer).where(Answer.user_id == user_id, Answer.channel_id.in_(on_platform))
-            )
-            await read_models.forget(session, platform, user_id)
-            await post_votes.count_post_votes(session, post_ids)
-            return rowcount(result)
+            return await forget_answers(session, platform, user_id)
+
+
+async def forget_answers(session: AsyncSession, platform: str, user_id: str) -> int:
+    """In `session`: the member's answers on the platform, their rows in the
+    read models, and the recounted votes of the posts they answered."""
+    on_platform = select(Channel.id).where(Channel.platform == platform)
+    answered = await session.execute(
+        select(Answer.post_id).where(Answer.user_id == user_id, Answer.channel_id.in_(on_platform))
+    )
+    post_ids = list(answered.scalars())
+    result = await session.execute(
+        delete(Answer).where(Answer.user_id == user_id, Answer.channel_id.in_(on_platform))
+    )
+    await read_models.forget(session, platform, user_id)
+    await post_votes.count_post_votes(session, post_ids)
+    return rowcount(result)
 
 
 class _Batch:

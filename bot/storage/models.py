@@ -523,3 +523,15 @@ class SeenRequest(Base):
 
     signature: Mapped[str] = mapped_column(String(80), primary_key=True)
     expires_at: Mapped[float] = mapped_column(Float, index=True)
+
+
+class ForgottenMember(Base):
+    """A member who used forget-me, for as long as a dashboard link issued
+    before could still be honoured (24 h): such links are refused. Only a hash
+    of the platform and id is kept, never the id itself."""
+
+    __tablename__ = "forgotten_members"
+    __table_args__ = ({"sqlite_with_rowid": False},)
+
+    member_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    forgotten_at: Mapped[datetime] = mapped_column(index=True)
