@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import resource
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from aiohttp import web
@@ -36,13 +37,26 @@ SERVER_NAME = "quizmaster"
 GRACE = 0.5  # a keep-alive connection idle this long may make room for a new one
 
 
+def default_connections() -> int:
+    """256 a port, fewer when the descriptor limit is low: the two ports
+    together must leave descriptors for the database, the platforms' own
+    connections and the log files (a full table of descriptors fails them all)."""
+    try:
+        soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    except (OSError, ValueError):
+        return 256
+    if soft == resource.RLIM_INFINITY:
+        return 256
+    return max(16, min(256, (soft - 96) // 2))
+
+
 @dataclass(frozen=True)
 class Limits:
     idle: float = 5.0  # keep-alive idle, and the time allowed to send a request's headers
     request: float = 30.0  # one whole request, its handler included
     body: float = 10.0  # reading a request body (read_body)
     linger: float = 1.0  # draining a body the handler did not read, before closing
-    connections: int = 256  # open at once on one port
+    connections: int = field(default_factory=default_connections)  # open at once on one port
 
 
 DEFAULT_LIMITS = Limits()
