@@ -120,7 +120,8 @@ def create_engine(url: str, *, echo: bool = False, search_path: str | None = Non
 def _create_private(path: Path) -> None:
     """Create the database file readable by its owner only (answers and member
     ids are in it); SQLite gives its -wal and -shm files the same mode."""
-    with contextlib.suppress(FileExistsError):
+    # It exists already, or cannot be made: then sqlite3.connect, next, says why.
+    with contextlib.suppress(OSError):
         os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
 
 
