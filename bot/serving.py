@@ -11,9 +11,11 @@ deadlines and each port a cap:
 - a deadline for the whole of one request, its handler included;
 - `read_body`, for handlers that read one: a size limit enforced while
   reading and a deadline for the body;
-- at most `connections` open at once: a new one closes the oldest connection
-  not in a request (it is waiting for headers or idle), or is itself closed
-  when all are busy;
+- at most `connections` open at once: a new one closes the oldest stranger
+  (a connection that has not completed a request and is not inside one: a
+  real client sends its request at once, and one slowly sending a body is
+  no more than a stranger), else the keep-alive connection idle longest
+  (over `GRACE`), else it is itself closed;
 - a `Server` header without a version.
 """
 
@@ -21,8 +23,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import resource
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from aiohttp import web
@@ -31,6 +34,20 @@ from aiohttp.web_protocol import RequestHandler
 log = logging.getLogger(__name__)
 
 SERVER_NAME = "quizmaster"
+GRACE = 0.5  # a keep-alive connection idle this long may make room for a new one
+
+
+def default_connections() -> int:
+    """256 a port, fewer when the descriptor limit is low: the two ports
+    together must leave descriptors for the database, the platforms' own
+    connections and the log files (a full table of descriptors fails them all)."""
+    try:
+        soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    except (OSError, ValueError):
+        return 256
+    if soft == resource.RLIM_INFINITY:
+        return 256
+    return max(16, min(256, (soft - 96) // 2))
 
 
 @dataclass(frozen=True)
@@ -39,11 +56,19 @@ class Limits:
     request: float = 30.0  # one whole request, its handler included
     body: float = 10.0  # reading a request body (read_body)
     linger: float = 1.0  # draining a body the handler did not read, before closing
-    connections: int = 256  # open at once on one port
+    connections: int = field(default_factory=default_connections)  # open at once on one port
 
 
 DEFAULT_LIMITS = Limits()
-_BUSY = web.AppKey("serving.busy", set)  # the RequestHandlers inside a request
+
+
+@dataclass
+class _Traffic:
+    busy: set[RequestHandler]  # inside a request now
+    served: dict[RequestHandler, float]  # have completed a request: when the last ended
+
+
+_TRAFFIC = web.AppKey("serving.traffic", _Traffic)
 
 
 class BodyTooLarge(Exception):
@@ -58,34 +83,45 @@ async def read_body(request: web.Request, limit: int, deadline: float) -> bytes:
         raise BodyTooLarge
     chunks: list[bytes] = []
     size = 0
-    async with asyncio.timeout(deadline):
-        while True:
-            chunk = await request.content.readany()
-            if not chunk:
-                break
-            size += len(chunk)
-            if size > limit:
-                raise BodyTooLarge
-            chunks.append(chunk)
+    # Until the body is in, the connection may be closed to make room (a
+    # connection closed meanwhile raises ConnectionError here).
+    traffic = request.app.get(_TRAFFIC)
+    if traffic is not None:
+        traffic.busy.discard(request.protocol)
+    try:
+        async with asyncio.timeout(deadline):
+            while True:
+                chunk = await request.content.readany()
+                if not chunk:
+                    break
+                size += len(chunk)
+                if size > limit:
+                    raise BodyTooLarge
+                chunks.append(chunk)
+    finally:
+        if traffic is not None:
+            traffic.busy.add(request.protocol)
     return b"".join(chunks)
 
 
 def bounded(app: web.Application, limits: Limits = DEFAULT_LIMITS) -> web.Application:
     """`app` with the whole-request deadline and the plain `Server` header."""
-    busy: set[RequestHandler] = set()
-    app[_BUSY] = busy
+    traffic = _Traffic(set(), {})
+    app[_TRAFFIC] = traffic
 
     @web.middleware
     async def deadline(
         request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
     ) -> web.StreamResponse:
         protocol = request.protocol
-        busy.add(protocol)
+        traffic.busy.add(protocol)
         try:
             async with asyncio.timeout(limits.request):
                 return await handler(request)
         finally:
-            busy.discard(protocol)
+            traffic.busy.discard(protocol)
+            if protocol.transport is not None:  # still open
+                traffic.served[protocol] = asyncio.get_running_loop().time()
 
     async def plain_server(_request: web.Request, response: web.StreamResponse) -> None:
         response.headers["Server"] = SERVER_NAME
@@ -98,29 +134,43 @@ def bounded(app: web.Application, limits: Limits = DEFAULT_LIMITS) -> web.Applic
 class _CappedServer(web.Server):
     """aiohttp's connection manager, refusing to keep more than `cap` open."""
 
-    def __init__(self, *args: Any, cap: int, busy: set[RequestHandler], **kwargs: Any):
+    def __init__(self, *args: Any, cap: int, traffic: _Traffic, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self._cap = cap
-        self._busy = busy
-        self._open: dict[RequestHandler, asyncio.Transport] = {}  # oldest first
+        self._traffic = traffic
+        self._open: dict[RequestHandler, tuple[asyncio.Transport, float]] = {}  # oldest first
+        self._now = asyncio.get_running_loop().time
         self.evicted = 0
 
     def connection_made(self, handler: RequestHandler, transport: asyncio.Transport) -> None:
         super().connection_made(handler, transport)
-        self._open[handler] = transport
+        now = self._now()
+        self._open[handler] = (transport, now)
         if len(self._open) <= self._cap:
             return
         self.evicted += 1
-        for other, other_transport in self._open.items():
-            if other is not handler and other not in self._busy:
-                other_transport.close()  # the oldest waiting for headers, or idle
-                del self._open[other]
-                return
-        transport.close()  # every other connection is inside a request
-        del self._open[handler]
+        busy, served = self._traffic.busy, self._traffic.served
+        stranger = idle = None
+        longest = GRACE
+        for other in self._open:
+            if other is handler or other in busy:
+                continue
+            last = served.get(other)
+            if last is None:
+                stranger = other  # the oldest: it has had the longest to send a request
+                break
+            if now - last > longest:
+                idle, longest = other, now - last
+        # A stranger, else the longest idle keep-alive, else (every other busy or
+        # just served) the newcomer.
+        victim = stranger or idle or handler
+        # Closed on the next turn of the loop: the newcomer's own handling task
+        # must start before its connection is lost (aiohttp expects that order).
+        asyncio.get_running_loop().call_soon(self._open.pop(victim)[0].close)
 
     def connection_lost(self, handler: RequestHandler, exc: BaseException | None = None) -> None:
         self._open.pop(handler, None)
+        self._traffic.served.pop(handler, None)
         super().connection_lost(handler, exc)
 
 
@@ -154,6 +204,6 @@ class BoundedRunner(web.AppRunner):
             request_factory=app._make_request,
             loop=loop,
             cap=self._limits.connections,
-            busy=app[_BUSY],
+            traffic=app[_TRAFFIC],
             **self._kwargs,
         )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import resource
 import socket
 import sys
 import time
@@ -40,8 +41,16 @@ def bot_environment(cwd: Path, **settings: str) -> dict[str, str]:
     return environment
 
 
-async def start_run(cwd: Path, environment: dict[str, str]) -> asyncio.subprocess.Process:
-    """`quizmaster run` in the background, its output captured."""
+async def start_run(
+    cwd: Path, environment: dict[str, str], fd_limit: int = 0
+) -> asyncio.subprocess.Process:
+    """`quizmaster run` in the background, its output captured; `fd_limit`, if
+    given, is its descriptor limit (RLIMIT_NOFILE)."""
+
+    def limit() -> None:
+        if fd_limit:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (fd_limit, fd_limit))
+
     return await asyncio.create_subprocess_exec(
         *QUIZMASTER,
         "run",
@@ -50,6 +59,7 @@ async def start_run(cwd: Path, environment: dict[str, str]) -> asyncio.subproces
         stderr=asyncio.subprocess.PIPE,
         cwd=cwd,
         env=environment,
+        preexec_fn=limit if fd_limit else None,
     )
 
 

@@ -252,13 +252,20 @@ async def test_the_member_page_counts_each_utc_day_even_within_one_question(host
     assert await check_read_models(host.service.repository.engine) == ([], 0)
 
 
-async def test_forget_me_empties_the_member_page(host: Host) -> None:
+async def test_forget_me_refuses_earlier_links_and_empties_the_member_page(host: Host) -> None:
     await play_history(host)
     service = dashboard_service(host)
     _, member = await links_from_chat(host, user="ada")
+    _, bob = await links_from_chat(host, user="bob")
     await service.handle_command(Command("forget-me", CHANNEL, "ada"))
+    host.clock.advance(1)
+    _, fresh = await links_from_chat(host, user="ada")
     async with web_client(service, service.commands.links) as client:  # type: ignore[arg-type]
-        html = await (await client.get(member)).text()
+        refused = await client.get(member)  # issued before: it would still last 24 h
+        assert refused.status == 403
+        assert "asked to be forgotten" in await refused.text()
+        assert (await client.get(bob)).status == 200  # other members' links still open
+        html = await (await client.get(fresh)).text()
     assert re.search(r'class="big">0</span> points', html)
     assert re.search(r'class="big">0</span> days played', html)
     assert await check_read_models(host.service.repository.engine) == ([], 0)

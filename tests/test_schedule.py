@@ -318,7 +318,7 @@ async def test_streaks_count_right_answers_in_a_row(host: Host) -> None:
     assert shows((await answer_daily(host, "ana", correct=True)), "🔥 1-day streak")
 
     stats = (await host.command("stats", user="ana", moderator=False)).text
-    assert "Daily streak: 1 (best here 2, best anywhere 2)" in stats
+    assert "Daily streak: 1 (best here 2, best in this community 2)" in stats
 
 
 async def test_days_without_a_post_never_break_a_streak(host: Host) -> None:
@@ -352,7 +352,7 @@ async def test_the_streak_leaderboard_and_best_streak_anywhere(host: Host) -> No
         "2. <@bo>: 1 day (best 1)",
     ]
     stats = (await host.command("stats", OTHER_CHANNEL, user="ana", moderator=False)).text
-    assert "Daily streak: 0 (best here 0, best anywhere 3)" in stats
+    assert "Daily streak: 0 (best here 0, best in this community 3)" in stats
 
 
 # -- downtime, restarts, two processes ------------------------------------------------------

@@ -23,16 +23,27 @@ from bot.adapters.slack.dialect import SLACK_DIALECT
 from bot.adapters.slack.http import ReplayCache, RequestGate
 from bot.quiz.bank import Catalog, load_banks
 from tests.conftest import ROOT
-from tests.fakes.fake_slack import SIGNING_SECRET, Call, FakeSlack, slash_payload
+from tests.fakes.fake_slack import (
+    SIGNING_SECRET,
+    Call,
+    FakeSlack,
+    slash_payload,
+    view_submission_payload,
+)
 from tests.test_slack import (  # the fixtures, shared with test_slack.py
     ADMIN,
     CHANNEL,
     HOST,
     MEMBER,
+    TYPED,
     MakeSlack,
     Slack,
     fake,
     make_slack,
+    open_form,
+    reply_buttons,
+    review_click,
+    submit_view,
 )
 
 __all__ = ["fake", "make_slack"]  # fixtures used by name
@@ -440,3 +451,92 @@ def test_escaping_is_per_platform() -> None:
     assert discord == "\\*\\*bold\\*\\* \\<\\@123\\> \\@everyone a\\_b"
     assert DISCORD_DIALECT.escape_text("`code`") == "`code`"  # bank markdown is meant to show
     assert ConsoleAdapter.dialect.escape_name("<!channel>") == "<!channel>"
+
+
+# -- ids and workspaces ---------------------------------------------------------------------
+
+
+async def test_a_slack_connect_member_s_submission_lands_in_the_installing_workspace(
+    make_slack: MakeSlack,
+) -> None:
+    slack = await make_slack()
+    assert slack.sender is not None
+    view = await open_form(slack, "submit", MEMBER)
+    # A member of a partner workspace in a shared channel: their own team is not ours.
+    body = view_submission_payload(view, TYPED, user=MEMBER, team="T0VISITOR")
+    status, _ = await slack.sender.click(body)
+    assert status == 200
+    submissions = slack.repository.submissions
+    await slack.fake.wait_for(lambda: slack.fake.ephemerals(MEMBER), what="the answer")
+    assert await submissions.pending_total("slack", "T0TEAM") == 1
+    assert await submissions.pending_total("slack", "T0VISITOR") == 0
+
+
+@pytest.mark.parametrize(
+    "user", ["U0EV><!channel><@U0X", "u0lower", "U" + "A" * 100, "U0 SPACE", "C0NOTAUSER"]
+)
+async def test_a_signed_request_with_an_id_slack_never_makes_does_nothing(
+    make_slack: MakeSlack, user: str
+) -> None:
+    slack = await make_slack()
+    sender = slack.sender
+    assert sender is not None
+    key = uuid.uuid4().hex
+    payload = slash_payload(
+        "start 1 30", user=user, channel=CHANNEL, response_url=slack.fake.response_url(key)
+    )
+    assert (await sender.slash(payload))[0] == 200
+    await asyncio.sleep(0.4)
+    assert slack.fake.questions(CHANNEL) == [] and slack.fake.responses_to(key) == []
+    assert slack.fake.posts() == []
+
+
+async def test_stats_asked_in_another_workspace_show_nothing_from_this_one(
+    make_slack: MakeSlack,
+) -> None:
+    slack = await make_slack()
+    await slack.command("start 1 60")
+    question = await slack.next_question()
+    await slack.click(question, slack.letter(question, correct=True), MEMBER)
+    await slack.fake.wait_for(lambda: slack.fake.ephemerals(MEMBER), what="the lock-in")
+    await slack.command("stop")
+    await slack.reveal_of(question)
+    here = await slack.command(f"stats <@{MEMBER}>", user=HOST)
+    assert "Answered: 1" in here.text and "Correct: 1 (100%)" in here.text
+
+    # The same member, asked about from a workspace the quiz never ran in.
+    key = uuid.uuid4().hex
+    elsewhere = slash_payload(
+        f"stats <@{MEMBER}>",
+        user="U0STRANGER",
+        channel="C0FAR",
+        response_url=slack.fake.response_url(key),
+        team="T0ELSEWHERE",
+    )
+    assert slack.sender is not None
+    assert (await slack.sender.slash(elsewhere))[0] == 200
+    [body] = await slack.fake.wait_for(lambda: slack.fake.responses_to(key), what="stats")
+    text = str(body["text"])
+    assert "Answered: 0" in text and "Points: 0" in text
+    assert "By topic" not in text and "review" not in text.lower()
+
+
+async def test_a_channel_moderator_moderates_the_channel_but_not_the_community_bank(
+    make_slack: MakeSlack,
+) -> None:
+    slack = await make_slack()
+    await slack.command("config set moderator-group <!subteam^S0HOSTS|@quiz-hosts>")
+    await submit_view(slack, await open_form(slack, "submit", MEMBER), MEMBER, **TYPED)
+    # HOST is in this channel's moderator group: the channel's quizzes are theirs...
+    assert (await slack.command("stop", user=HOST)).text.startswith("No quiz is running")
+    # ...the community's bank is not: no queue, no accepting, no removing.
+    queue = await slack.command("submissions", user=HOST)
+    assert queue.private and "moderators can review submissions" in queue.text
+    removed = await slack.command("remove-question community-1", user=HOST)
+    assert removed.private and "moderators can remove community questions" in removed.text
+    card = await slack.command("submissions", user=ADMIN)  # an admin reviews
+    accept = reply_buttons(card.body)["Accept"]
+    await review_click(slack, accept, "Accept", HOST)
+    [no] = await slack.fake.wait_for(lambda: slack.fake.ephemerals(HOST), what="a refusal")
+    assert "moderators can review submissions" in no.text
+    assert await slack.repository.submissions.pending_total("slack", "T0TEAM") == 1

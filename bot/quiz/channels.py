@@ -6,7 +6,6 @@ from __future__ import annotations
 import logging
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from bot.chat import Command, DeliveryError, OutMessage, Target
 from bot.clock import Clock
@@ -20,6 +19,7 @@ from bot.domain.rules import (
     as_int,
     in_range,
 )
+from bot.domain.schedule_rules import ScheduleError, parse_zone
 from bot.quiz import texts
 from bot.quiz.connections import Connections
 from bot.quiz.delivery import within_deadline
@@ -216,8 +216,8 @@ class ChannelSettings:
 
 def _known_zone(name: str) -> bool:
     try:
-        ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
+        parse_zone(name)  # also refuses a name too long for a file name (OSError)
+    except ScheduleError:
         return False
     return True
 

@@ -91,7 +91,14 @@ class Commands:
     async def _refusal(
         self, command_name: str, event: Command | Interaction | FormSubmission
     ) -> OutMessage | None:
-        """The private refusal for a member who is not a moderator of `command_name`."""
+        """The private refusal for a member who is not a moderator of `command_name`
+        (of the community, for a community-wide one: the channel's role is not asked)."""
+        spec = self.surface.commands.get(command_name)
+        if spec is not None and spec.community_wide:
+            if await event.by_moderator(None):
+                return None
+            action = texts.usage.MODERATOR_ACTIONS[command_name]
+            return texts.common.not_community_moderator(action)
         channel = await self.channels.channel(event.target)
         if await event.by_moderator(channel.moderator_role):
             return None

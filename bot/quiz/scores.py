@@ -4,6 +4,7 @@ streaks, and forgetting a member's answers."""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from datetime import datetime
 
 from bot.chat import Command, OutMessage, Target
 from bot.clock import Clock
@@ -38,7 +39,7 @@ class Scores:
         questions: Questions,
         clock: Clock,
         study: Study,
-        forget_member: Callable[[str, str], Awaitable[int]],
+        forget_member: Callable[[str, str, datetime], Awaitable[int]],
     ) -> None:
         self.study = study
         # Every store that holds something of a member (Repository.forget_member).
@@ -76,12 +77,17 @@ class Scores:
             rows, self.channels.connections.dialect(target), scope, period, names
         )
 
-    async def stats_view(self, target: Target, user_id: str) -> texts.boards.StatsView:
-        totals = await self.store.user_totals(target.platform, user_id)
+    async def stats_view(
+        self, target: Target, user_id: str, *, own: bool = True
+    ) -> texts.boards.StatsView:
+        """What this community saw of the member: nothing from other servers or
+        workspaces (a member of both must not show one to the other). Due
+        reviews are the member's own, across communities: shown only to them."""
+        totals = await self.store.community_totals(target.platform, target.community, user_id)
         channel = await self.channels.channel(target)
-        everywhere = await self.store.member_streaks(target.platform, user_id)
-        current, best = everywhere.get(channel.id, (0, 0))
-        best_anywhere = max((other for _, other in everywhere.values()), default=0)
+        here = await self.store.member_streaks(target.platform, user_id, target.community)
+        current, best = here.get(channel.id, (0, 0))
+        best_anywhere = max((other for _, other in here.values()), default=0)
         per_tag: dict[str, list[int]] = {}
         await self.questions.ensure(question_id for question_id, _, _ in totals.per_question)
         for question_id, answered, correct in totals.per_question:
@@ -99,12 +105,13 @@ class Scores:
             best_streak=best,
             best_streak_anywhere=best_anywhere,
             per_tag=[(tag, n, c) for tag, (n, c) in sorted(per_tag.items())],
-            reviews_due=await self.study.due_count(target.platform, user_id),
+            reviews_due=await self.study.due_count(target.platform, user_id) if own else None,
         )
 
-    async def stats(self, target: Target, user_id: str) -> OutMessage:
+    async def stats(self, target: Target, user_id: str, *, own: bool = True) -> OutMessage:
         return texts.boards.stats(
-            await self.stats_view(target, user_id), self.channels.connections.dialect(target)
+            await self.stats_view(target, user_id, own=own),
+            self.channels.connections.dialect(target),
         )
 
     async def current_streak(self, channel_id: int, user_id: str) -> int:
@@ -115,7 +122,7 @@ class Scores:
         return await self.store.streak_leaders(channel_id, STREAK_LEADERS)
 
     async def forget_user(self, platform: str, user_id: str) -> int:
-        return await self.forget_member(platform, user_id)
+        return await self.forget_member(platform, user_id, self.clock.now())
 
 
 async def _leaderboard(scores: Scores, command: Command) -> OutMessage:
@@ -126,7 +133,8 @@ async def _leaderboard(scores: Scores, command: Command) -> OutMessage:
 
 
 async def _stats(scores: Scores, command: Command) -> OutMessage:
-    return await scores.stats(command.target, command.args.get("user") or command.user_id)
+    subject = command.args.get("user") or command.user_id
+    return await scores.stats(command.target, subject, own=subject == command.user_id)
 
 
 async def _forget_me(scores: Scores, command: Command) -> OutMessage:

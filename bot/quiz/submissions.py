@@ -267,13 +267,22 @@ def _authors_edit(pressed: Pressed) -> bool:
 
 COMMANDS = (
     CommandSpec("submit", Submissions, _submit, (Variant(("submit",)),)),
-    CommandSpec("submissions", Submissions, _queue, (Variant(("submissions",)),), moderator=True),
+    # The community's bank: its moderators, not one channel's (community_wide).
+    CommandSpec(
+        "submissions",
+        Submissions,
+        _queue,
+        (Variant(("submissions",)),),
+        moderator=True,
+        community_wide=True,
+    ),
     CommandSpec(
         "remove-question",
         Submissions,
         _remove,
         (Variant(("remove-question",), (Option("id", required=True),)),),
         moderator=True,
+        community_wide=True,
     ),
 )
 # Review buttons and the reject form need the moderators of `/quiz submissions`.

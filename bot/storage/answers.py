@@ -12,6 +12,7 @@ from typing import Any
 
 from sqlalchemy import Dialect, bindparam, delete, func, select
 from sqlalchemy.dialects import sqlite
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.domain.records import MemberPoints, NewAnswer, PostInfo, PostTally
 from bot.domain.rules import zone_or_utc
@@ -194,46 +195,47 @@ class AnswerStore(Store):
     async def forget_user(self, platform: str, user_id: str) -> int:
         """Delete every answer of the user on the platform; returns how many."""
         async with self._sessions.begin() as session:
-            on_platform = select(Channel.id).where(Channel.platform == platform)
-            answered = await session.execute(
-                select(Answer.post_id).where(
-                    Answer.user_id == user_id, Answer.channel_id.in_(on_platform)
-                )
-            )
-            post_ids = list(answered.scalars())
-            communities = (
-                await session.execute(
-                    select(Channel.platform, Channel.community)
-                    .distinct()
-                    .join(Answer, Answer.channel_id == Channel.id)
-                    .where(Answer.user_id == user_id, Channel.platform == platform)
-                )
-            ).all()
-            result = await session.execute(
-                delete(Answer).where(Answer.user_id == user_id, Answer.channel_id.in_(on_platform))
-            )
-            # What they looked at and which team they played for go with the answers.
-            platform_posts = select(Post.id).where(Post.channel_id.in_(on_platform))
-            await session.execute(
-                delete(HintTaken).where(
-                    HintTaken.user_id == user_id, HintTaken.post_id.in_(platform_posts)
-                )
-            )
-            platform_quizzes = select(Quiz.id).where(Quiz.channel_id.in_(on_platform))
-            await session.execute(
-                delete(QuizTeamMember).where(
-                    QuizTeamMember.user_id == user_id,
-                    QuizTeamMember.quiz_id.in_(platform_quizzes),
-                )
-            )
-            await read_models.forget(session, platform, user_id)
-            await post_votes.count_post_votes(session, post_ids)
-            # Their answers leave the analysis, and others move between groups.
-            pairs = [(p, c) for p, c in communities]
-            await session.run_sync(
-                lambda sync: item_analysis.recount_communities(sync.connection(), pairs)
-            )
-            return rowcount(result)
+            return await forget_answers(session, platform, user_id)
+
+
+async def forget_answers(session: AsyncSession, platform: str, user_id: str) -> int:
+    """In `session`: the member's answers on the platform, the hints they took
+    and their team places, their rows in the read models, the recounted votes
+    of the posts they answered and the analysis of their communities."""
+    on_platform = select(Channel.id).where(Channel.platform == platform)
+    answered = await session.execute(
+        select(Answer.post_id).where(Answer.user_id == user_id, Answer.channel_id.in_(on_platform))
+    )
+    post_ids = list(answered.scalars())
+    communities = (
+        await session.execute(
+            select(Channel.platform, Channel.community)
+            .distinct()
+            .join(Answer, Answer.channel_id == Channel.id)
+            .where(Answer.user_id == user_id, Channel.platform == platform)
+        )
+    ).all()
+    result = await session.execute(
+        delete(Answer).where(Answer.user_id == user_id, Answer.channel_id.in_(on_platform))
+    )
+    # What they looked at and which team they played for go with the answers.
+    platform_posts = select(Post.id).where(Post.channel_id.in_(on_platform))
+    await session.execute(
+        delete(HintTaken).where(HintTaken.user_id == user_id, HintTaken.post_id.in_(platform_posts))
+    )
+    platform_quizzes = select(Quiz.id).where(Quiz.channel_id.in_(on_platform))
+    await session.execute(
+        delete(QuizTeamMember).where(
+            QuizTeamMember.user_id == user_id,
+            QuizTeamMember.quiz_id.in_(platform_quizzes),
+        )
+    )
+    await read_models.forget(session, platform, user_id)
+    await post_votes.count_post_votes(session, post_ids)
+    # Their answers leave the analysis, and others move between groups.
+    pairs = [(p, c) for p, c in communities]
+    await session.run_sync(lambda sync: item_analysis.recount_communities(sync.connection(), pairs))
+    return rowcount(result)
 
 
 class _Batch:

@@ -155,12 +155,23 @@ def current_streak(channel_id: int, user_id: str) -> Any:
     )
 
 
-def member_streaks(platform: str, user_id: str) -> Any:
-    """(channel id, current, best) for each channel where the member has a streak row."""
-    return (
+def member_streaks(platform: str, user_id: str, community: str | None = None) -> Any:
+    """(channel id, current, best) for each channel where the member has a streak
+    row: on the platform, or only in `community`'s channels."""
+    query = (
         select(DailyStreak.channel_id, DailyStreak.current, DailyStreak.best)
         .join(Channel, Channel.id == DailyStreak.channel_id)
         .where(DailyStreak.user_id == user_id, Channel.platform == platform)
+    )
+    return query if community is None else query.where(Channel.community == community)
+
+
+def community_totals(platform: str, community: str, user_id: str) -> Any:
+    """(points, right answers, answers) of the member in one community, all time."""
+    return select(CommunityScore.points, CommunityScore.correct, CommunityScore.answered).where(
+        CommunityScore.platform == platform,
+        CommunityScore.community == community,
+        CommunityScore.user_id == user_id,
     )
 
 

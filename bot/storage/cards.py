@@ -302,17 +302,7 @@ class CardStore(Store):
     async def forget(self, platform: str, user_id: str) -> int:
         """Delete the member's cards and review sessions; how many cards."""
         async with self._sessions.begin() as session:
-            await session.execute(
-                delete(ReviewSession).where(
-                    ReviewSession.platform == platform, ReviewSession.user_id == user_id
-                )
-            )
-            result = await session.execute(
-                delete(ReviewCard).where(
-                    ReviewCard.platform == platform, ReviewCard.user_id == user_id
-                )
-            )
-            return rowcount(result)
+            return await forget_cards(session, platform, user_id)
 
     # -- review sessions -----------------------------------------------------------------
 
@@ -398,3 +388,16 @@ class CardStore(Store):
                     shown_at=now,
                 )
             )
+
+
+async def forget_cards(session: AsyncSession, platform: str, user_id: str) -> int:
+    """In `session`: the member's review cards and sessions; how many cards."""
+    await session.execute(
+        delete(ReviewSession).where(
+            ReviewSession.platform == platform, ReviewSession.user_id == user_id
+        )
+    )
+    result = await session.execute(
+        delete(ReviewCard).where(ReviewCard.platform == platform, ReviewCard.user_id == user_id)
+    )
+    return rowcount(result)

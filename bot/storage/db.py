@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
+import os
 import socket
 import sqlite3
 from collections.abc import Iterator
@@ -92,6 +94,7 @@ def create_engine(url: str, *, echo: bool = False, search_path: str | None = Non
     if parsed.database and parsed.database != ":memory:":
         Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
         if not parsed.database.startswith("file:"):
+            _create_private(Path(parsed.database))
             # Open it once here: a folder we cannot write fails now, in one clear
             # error, rather than in aiosqlite, whose failed connect can leave its
             # worker thread printing a traceback as the loop closes (aiosqlite#389).
@@ -112,6 +115,14 @@ def create_engine(url: str, *, echo: bool = False, search_path: str | None = Non
         conn.exec_driver_sql("BEGIN IMMEDIATE")
 
     return engine
+
+
+def _create_private(path: Path) -> None:
+    """Create the database file readable by its owner only (answers and member
+    ids are in it); SQLite gives its -wal and -shm files the same mode."""
+    # It exists already, or cannot be made: then sqlite3.connect, next, says why.
+    with contextlib.suppress(OSError):
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
 
 
 def _sqlite_reader(url: str, *, echo: bool) -> AsyncEngine:

@@ -650,6 +650,18 @@ class WithdrawnQuestion(Base):
     withdrawn_at: Mapped[datetime]
 
 
+class ForgottenMember(Base):
+    """A member who used forget-me, for as long as a dashboard link issued
+    before could still be honoured (24 h): such links are refused. Only a hash
+    of the platform and id is kept, never the id itself."""
+
+    __tablename__ = "forgotten_members"
+    __table_args__ = ({"sqlite_with_rowid": False},)
+
+    member_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    forgotten_at: Mapped[datetime] = mapped_column(index=True)
+
+
 # The OAuth installation tables live in their own module; importing it here puts
 # them in Base.metadata wherever the models are (migrations, checks, tests).
 from bot.storage import installations as _installations  # noqa: E402, F401

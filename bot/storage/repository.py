@@ -5,8 +5,11 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from bot.storage import forgetting
 from bot.storage.answers import AnswerStore
 from bot.storage.cards import CardStore
 from bot.storage.channels import ChannelStore
@@ -25,6 +28,7 @@ class Repository:
     def __init__(self, database: Database) -> None:
         self.database = database
         writes, reads = session_factory(database.writer), session_factory(database.reader)
+        self._writes, self._reads = writes, reads
         dialect = database.dialect
         self.channels = ChannelStore(writes, reads, dialect)
         self.quizzes = QuizStore(writes, reads, dialect)
@@ -38,15 +42,19 @@ class Repository:
         self.teams = TeamStore(writes, reads, dialect)
         self.reports = ReportStore(writes, reads, dialect)
 
-    async def forget_member(self, platform: str, user_id: str) -> int:
-        """forget-me and `quizmaster forget-user`: the member's answers (their
-        stats go with them), review cards and submissions (accepted questions
-        stay, credited to nobody) and reports. Returns how many answers were deleted."""
-        forgotten = await self.answers.forget_user(platform, user_id)
-        await self.cards.forget(platform, user_id)
-        await self.submissions.forget_author(platform, user_id)
-        await self.reports.forget_reporter(platform, user_id)
-        return forgotten
+    async def forget_member(self, platform: str, user_id: str, now: datetime | None = None) -> int:
+        """forget-me and `quizmaster forget-user`, in one transaction: the
+        member's answers (their stats go with them), review cards and
+        submissions (accepted questions stay, credited to nobody), reports, and
+        their id wherever it names who started, scheduled or reviewed something. Returns
+        how many answers were deleted."""
+        return await forgetting.forget_member(
+            self._writes, self.database.dialect, platform, user_id, now or datetime.now(UTC)
+        )
+
+    async def forgotten_since(self, platform: str, user_id: str, since: datetime) -> bool:
+        """True if the member used forget-me at or after `since` (within a day)."""
+        return await forgetting.forgotten_since(self._reads, platform, user_id, since)
 
     @property
     def shared(self) -> bool:

@@ -7,7 +7,7 @@ from sqlalchemy import case, func, select
 
 from bot.domain.records import QuestionScore, QuizResult, RankRow, UserTotals
 from bot.domain.rules import Period, Window
-from bot.storage import boards
+from bot.storage import boards, member_activity
 from bot.storage.base import Store
 from bot.storage.boards import rank_order
 from bot.storage.models import Answer, Post
@@ -77,6 +77,20 @@ class ScoreStore(Store):
             per_question=[(q, n, c) for q, n, c, _ in rows],
         )
 
+    async def community_totals(self, platform: str, community: str, user_id: str) -> UserTotals:
+        """The member's totals and per-question counts in one community only."""
+        found = await self._read_rows(boards.community_totals(platform, community, user_id))
+        points, correct, answered = (int(v) for v in found[0]) if found else (0, 0, 0)
+        questions = await self._read_rows(
+            member_activity.member_questions(platform, community, user_id)
+        )
+        return UserTotals(
+            answered=answered,
+            correct=correct,
+            points=points,
+            per_question=[(q, int(n), int(c)) for q, n, c in questions],
+        )
+
     async def streak_board(self, channel_id: int, limit: int) -> list[tuple[str, tuple[int, int]]]:
         """Members who ever had a streak in the channel: (user, (current, best))."""
         rows = await self._read_rows(boards.streak_board(channel_id, limit))
@@ -87,9 +101,12 @@ class ScoreStore(Store):
             rows = await session.execute(boards.streak_leaders(channel_id, limit))
             return [(user, current) for user, current in rows]
 
-    async def member_streaks(self, platform: str, user_id: str) -> dict[int, tuple[int, int]]:
-        """The member's (current, best) streak in each channel of the platform."""
-        rows = await self._read_rows(boards.member_streaks(platform, user_id))
+    async def member_streaks(
+        self, platform: str, user_id: str, community: str | None = None
+    ) -> dict[int, tuple[int, int]]:
+        """The member's (current, best) streak in each channel of the platform,
+        or of `community` only."""
+        rows = await self._read_rows(boards.member_streaks(platform, user_id, community))
         return {channel: (current, best) for channel, current, best in rows}
 
     async def streak(self, channel_id: int, user_id: str) -> int:

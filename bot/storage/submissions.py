@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import delete, func, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.storage.base import Store, rowcount
 from bot.storage.models import Submission
@@ -263,14 +264,8 @@ class SubmissionStore(Store):
         """forget-me: the member's drafts, pending and rejected submissions go;
         the questions a moderator accepted stay in their community's bank,
         credited to nobody."""
-        mine = (Submission.platform == platform, Submission.author_id == user_id)
         async with self._sessions.begin() as session:
-            await session.execute(
-                delete(Submission).where(*mine, Submission.status.in_([DRAFT, PENDING, REJECTED]))
-            )
-            await session.execute(
-                update(Submission).where(*mine).values(author_id="", author_name=None)
-            )
+            await forget_author(session, platform, user_id)
 
     async def community_bank(self, platform: str, community: str) -> list[SubmissionInfo]:
         """The community's accepted questions, oldest first."""
@@ -315,4 +310,19 @@ def _authored(platform: str, community: str, author_id: str) -> tuple[Any, ...]:
         Submission.platform == platform,
         Submission.community == community,
         Submission.author_id == author_id,
+    )
+
+
+async def forget_author(session: AsyncSession, platform: str, user_id: str) -> None:
+    """In `session`: the member's unaccepted submissions go; accepted ones stay,
+    credited to nobody; their name leaves the ones they reviewed."""
+    mine = (Submission.platform == platform, Submission.author_id == user_id)
+    await session.execute(
+        delete(Submission).where(*mine, Submission.status.in_([DRAFT, PENDING, REJECTED]))
+    )
+    await session.execute(update(Submission).where(*mine).values(author_id="", author_name=None))
+    await session.execute(
+        update(Submission)
+        .where(Submission.platform == platform, Submission.reviewed_by == user_id)
+        .values(reviewed_by="")
     )

@@ -107,6 +107,9 @@ class Dashboard:
         grant = self._grant(request)
         if grant.member is None:
             raise self._refused("This link opens the community's pages, not a member's own.")
+        issued = grant.expires - self.signer.lifetime
+        if await self.service.repository.forgotten_since(grant.platform, grant.member, issued):
+            raise self._refused("This link was issued before its member asked to be forgotten.")
         page = await self.views.member(grant.platform, grant.community, grant.member)
         return self._page(request, "member.html", grant, "me", page=page, period="")
 

@@ -577,7 +577,13 @@ class FakeSlack:
             self._triggers.add(trigger)
             view = params.get("view")
             view = json.loads(view) if isinstance(view, str) else dict(view or {})
-            opened = {**view, "id": f"V{next(self._ts):08d}", "team_id": TEAM}
+            # As Slack's: the workspace that installed the app, whoever opened it.
+            opened = {
+                **view,
+                "id": f"V{next(self._ts):08d}",
+                "team_id": TEAM,
+                "app_installed_team_id": TEAM,
+            }
             self.views.append(opened)
             return {"ok": True, "view": opened}
         if method == "users.info":

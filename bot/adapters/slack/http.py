@@ -138,6 +138,14 @@ class RequestGate:
         return await self.replays.first_time(signature, int(timestamp) + self._window)
 
 
+def _refuse(status: int) -> web.Response:
+    """A refusal that also ends the connection: whoever was refused gets no
+    keep-alive slot to hold."""
+    response = web.Response(status=status)
+    response.force_close()
+    return response
+
+
 def guarded(
     gate: RequestGate,
     inner: Handler,
@@ -154,19 +162,21 @@ def guarded(
         problem = gate.header_refusal(request.headers)
         if problem is not None:
             log.info("refused a Slack request from %s: %s", request.remote, problem)
-            return web.Response(status=401)
+            return _refuse(401)
         try:
             body = await read_body(request, MAX_BODY, body_deadline)
         except BodyTooLarge:
             log.info("refused a Slack request: body over %d bytes", MAX_BODY)
-            return web.Response(status=413)
+            return _refuse(413)
         except TimeoutError:
             log.info("refused a Slack request from %s: body too slow", request.remote)
-            return web.Response(status=408)
+            return _refuse(408)
+        except ConnectionError:  # closed to make room for others while it dawdled
+            return _refuse(400)
         problem = gate.refusal(body, request.headers)
         if problem is not None:
             log.info("refused a Slack request from %s: %s", request.remote, problem)
-            return web.Response(status=401)
+            return _refuse(401)
         # Slack resends what it thinks failed; a repeat is answered and ignored.
         retry = request.headers.get("X-Slack-Retry-Num")
         if not await gate.first_time(request.headers) or retry is not None:

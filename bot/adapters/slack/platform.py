@@ -37,6 +37,7 @@ from bot.adapters.slack import texts as slack_texts
 from bot.adapters.slack.adapter import CALL_ERRORS, PLATFORM, SlackAdapter
 from bot.adapters.slack.blocks import blocks, fallback_text, view_values
 from bot.adapters.slack.http import MemoryReplays, Replays, RequestGate, events_app
+from bot.adapters.slack.ids import bad_ids
 from bot.adapters.slack.moderators import SlackDirectory
 from bot.adapters.slack.oauth import (
     INSTALL_PATH,
@@ -372,6 +373,8 @@ class SlackPlatform:
         await ack()  # within Slack's 3 seconds; the work follows
         target = Target(PLATFORM, str(body.get("team_id", "")), str(body.get("channel_id", "")))
         user_id = str(body.get("user_id", ""))
+        if _misshapen(target, user_id, "command"):
+            return
         try:
             parsed = parse(unescape_groups(str(body.get("text") or "")), self.service.surface)
         except UsageError as error:
@@ -443,6 +446,9 @@ class SlackPlatform:
         user = body.get("user") or {}
         team = (body.get("team") or {}).get("id") or user.get("team_id") or ""
         channel = (body.get("channel") or {}).get("id") or ""
+        if _misshapen(Target(PLATFORM, str(team), str(channel)), str(user.get("id", "")), "click"):
+            await ack()
+            return
         click = Interaction(
             Target(PLATFORM, str(team), str(channel)),
             str(user.get("id", "")),
@@ -476,9 +482,19 @@ class SlackPlatform:
         block id); otherwise it closes and the reply comes as an ephemeral
         message in the channel the form was opened from."""
         user = body.get("user") or {}
-        team = (body.get("team") or {}).get("id") or user.get("team_id") or view.get("team_id")
+        # The workspace that installed the app, whose bank the form belongs to:
+        # a Slack Connect member's own team is another workspace's.
+        team = (
+            view.get("app_installed_team_id")
+            or (body.get("team") or {}).get("id")
+            or user.get("team_id")
+            or view.get("team_id")
+        )
         user_id = str(user.get("id", ""))
         target = Target(PLATFORM, str(team or ""), str(view.get("private_metadata") or ""))
+        if _misshapen(target, user_id, "form"):
+            await ack()
+            return
         form = FormSubmission(
             target,
             user_id,
@@ -526,6 +542,14 @@ class SlackPlatform:
             if self.service.surface.is_answer(click.custom_id):
                 return texts.questions.answer_not_counted()
             return texts.common.too_slow()  # a command button: nothing to click again for
+
+
+def _misshapen(target: Target, user_id: str, what: str) -> bool:
+    """True (and one log line) if an id is not shaped as Slack makes it."""
+    problem = bad_ids(target.community, target.channel, user_id)
+    if problem is not None:
+        log.warning("ignored a Slack %s: its %s is not one Slack makes", what, problem)
+    return problem is not None
 
 
 def platform(settings: Settings, service: QuizService) -> SlackPlatform:

@@ -94,6 +94,9 @@ class CommandSpec:
     handler: CommandHandler
     variants: tuple[Variant, ...]
     moderator: bool = False
+    # What it changes belongs to the whole server or workspace (its question
+    # bank): a channel's own moderator role is not enough, only its admins.
+    community_wide: bool = False
     open_to_all: Callable[[Mapping[str, str]], bool] = anyone  # looking, not changing
     bare: Mapping[str, str] | None = None  # args when only the command's word is typed
 

@@ -146,7 +146,7 @@ def stats(view: StatsView, dialect: Dialect) -> OutMessage:
         f"Answered: {view.answered}\nCorrect: {view.correct} "
         f"({percent(view.correct, view.answered)})\nPoints: {view.points}\n"
         f"Daily streak: {view.streak} (best here {view.best_streak}, "
-        f"best anywhere {view.best_streak_anywhere})"
+        f"best in this community {view.best_streak_anywhere})"
     )
     if view.reviews_due is not None:
         summary += f"\n{reviews_due_line(view.reviews_due)}"

@@ -39,6 +39,13 @@ def not_moderator(action: str, moderator_role: str | None = None) -> OutMessage:
     )
 
 
+def not_community_moderator(action: str) -> OutMessage:
+    return private(
+        f"Only moderators can {action}. It changes the questions of every channel, so it "
+        "needs a server or workspace admin: a channel's moderator role is not enough."
+    )
+
+
 def cannot_post(problem: str) -> OutMessage:
     return private(
         f"I can't post in this channel ({problem}). Check that I'm in this channel and "

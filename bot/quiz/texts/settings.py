@@ -67,8 +67,9 @@ def setting_needs_value(key: str) -> OutMessage:
 
 
 def unknown_timezone(name: str) -> OutMessage:
+    shown = name if len(name) <= 40 else name[:39] + "…"  # a paste must not flood the reply
     return private(
-        f"`{name}` is not a time zone I know. Use an IANA name such as Europe/Berlin, "
+        f"`{shown}` is not a time zone I know. Use an IANA name such as Europe/Berlin, "
         "America/New_York or UTC."
     )
 

@@ -1,5 +1,7 @@
 """seen requests: signed Slack requests already acted on, for five minutes, so
-a replay or a retry reaching any process on the database acts once
+a replay or a retry reaching any process on the database acts once; forgotten
+members: a hash of each member who used forget-me in the last day, so the
+dashboard links issued to them before are refused
 
 Revision ID: 0012
 Revises: 0011
@@ -10,6 +12,8 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 from alembic import op
+
+from bot.storage.models import UTCDateTime
 
 revision = "0012"
 down_revision = "0011"
@@ -25,8 +29,17 @@ def upgrade() -> None:
         sqlite_with_rowid=False,
     )
     op.create_index("ix_seen_requests_expires_at", "seen_requests", ["expires_at"])
+    op.create_table(
+        "forgotten_members",
+        sa.Column("member_hash", sa.String(length=64), primary_key=True),
+        sa.Column("forgotten_at", UTCDateTime(timezone=True), nullable=False),
+        sqlite_with_rowid=False,
+    )
+    op.create_index("ix_forgotten_members_forgotten_at", "forgotten_members", ["forgotten_at"])
 
 
 def downgrade() -> None:
+    op.drop_index("ix_forgotten_members_forgotten_at", table_name="forgotten_members")
+    op.drop_table("forgotten_members")
     op.drop_index("ix_seen_requests_expires_at", table_name="seen_requests")
     op.drop_table("seen_requests")
