@@ -18,7 +18,7 @@ HEADING = re.compile(r"^(#{2,3}) (.+)$")
 
 def slug(heading: str) -> str:
     """GitHub's anchor for a heading: lower case, punctuation dropped, spaces to -."""
-    text = re.sub(r"[`*_\[\]()]", "", heading).strip().lower()
+    text = re.sub(r"[`*\[\]()]", "", heading).strip().lower()  # GitHub keeps _
     text = re.sub(r"[^\w\- ]", "", text)
     return text.replace(" ", "-")
 
