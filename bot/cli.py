@@ -276,20 +276,37 @@ def db_upgrade() -> None:
 def db_check() -> None:
     """Recompute leaderboards, stats and streaks from the answers and report any
     difference from the stored read models (exit 1 if there is one)."""
-    from bot.storage.db import check_read_models, open_database, upgrade
+    from bot.storage.db import (
+        NoDatabase,
+        check_read_models,
+        current_revision,
+        head_revision,
+        open_database,
+    )
 
     settings = _settings()
+    url = settings.resolved_database_url
 
-    async def main() -> tuple[list[str], int]:
-        database = open_database(settings.resolved_database_url)
+    async def main() -> tuple[list[str], int] | str:
+        # A check never writes: an unmigrated (or missing) database is refused.
         try:
-            await upgrade(database.writer)
+            revision = await current_revision(url)
+        except NoDatabase as missing:
+            return say.no_database(str(missing))
+        if revision != head_revision():
+            return say.not_migrated(revision, head_revision())
+        database = open_database(url)
+        try:
             # On SQLite a read-only snapshot: a running bot keeps writing meanwhile.
             return await check_read_models(database.reader)
         finally:
             await database.dispose()
 
-    lines, total = _run_on_database(settings, main())
+    checked = _run_on_database(settings, main())
+    if isinstance(checked, str):
+        typer.echo(checked, err=True)
+        raise typer.Exit(2)
+    lines, total = checked
     for line in lines:
         typer.echo(line)
     if total:

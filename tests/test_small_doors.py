@@ -10,6 +10,7 @@ import pytest
 
 from bot.app import Runtime
 from bot.config import Settings
+from tests.test_cli import run_cli
 from tests.test_slack import MakeSlack, fake, make_slack
 
 __all__ = ["fake", "make_slack"]  # fixtures used by name
@@ -34,3 +35,30 @@ async def test_the_sqlite_files_are_readable_by_their_owner_only(tmp_path: Path)
         assert [path.name for path in files][:1] == ["quizmaster.db"]
         for path in files:  # the database and its -wal and -shm companions
             assert stat.S_IMODE(path.stat().st_mode) == 0o600, path.name
+
+
+def test_db_check_never_creates_or_migrates_a_database(tmp_path: Path) -> None:
+    missing = tmp_path / "data" / "quizmaster.db"
+    result = run_cli("db", "check", cwd=tmp_path, env={"QUIZ_DATA_DIR": str(missing.parent)})
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.strip() == (
+        f"There is no database at {missing} to check; nothing was created."
+    )
+    assert not missing.exists()
+
+    missing.parent.mkdir()
+    missing.touch()  # an empty file: a database nobody migrated
+    result = run_cli("db", "check", cwd=tmp_path, env={"QUIZ_DATA_DIR": str(missing.parent)})
+    assert result.returncode == 2, result.stderr
+    assert "is not migrated and this version needs" in result.stderr
+    assert "quizmaster db upgrade" in result.stderr
+    assert missing.stat().st_size == 0  # not a table written
+    assert sorted(p.name for p in missing.parent.iterdir()) == ["quizmaster.db"]
+
+
+def test_db_check_on_a_migrated_database_compares_the_read_models(tmp_path: Path) -> None:
+    env = {"QUIZ_DATA_DIR": str(tmp_path / "data")}
+    assert run_cli("db", "upgrade", cwd=tmp_path, env=env).returncode == 0
+    result = run_cli("db", "check", cwd=tmp_path, env=env)
+    assert result.returncode == 0, result.stderr
+    assert "Read models match the answers." in result.stdout

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import errno
 import os
@@ -14,6 +15,8 @@ from typing import Any
 
 from alembic import command
 from alembic.config import Config
+from alembic.migration import MigrationContext
+from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, event, text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
@@ -189,6 +192,45 @@ async def upgrade(engine: AsyncEngine, revision: str = "head") -> None:
     (tests and benchmarks fill an older schema, then migrate it like a release)."""
     async with engine.begin() as connection:
         await connection.run_sync(_upgrade, revision)
+
+
+def head_revision() -> str:
+    """The newest migration this build has."""
+    head = ScriptDirectory.from_config(alembic_config()).get_current_head()
+    assert head is not None
+    return head
+
+
+class NoDatabase(Exception):
+    """A SQLite file that does not exist (a check must not create it)."""
+
+
+def _sqlite_revision(path: Path) -> str | None:
+    if not path.is_file():
+        raise NoDatabase(str(path))
+    with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as plain:
+        try:
+            row = plain.execute("SELECT version_num FROM alembic_version").fetchone()
+        except sqlite3.OperationalError:  # no such table: never migrated
+            return None
+    return str(row[0]) if row else None
+
+
+async def current_revision(url: str) -> str | None:
+    """The migration a database is at (None: none, an empty database), read
+    without writing anything: on SQLite through a read-only connection, as
+    opening the bot's engines would create the file and set its journal mode."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        return await asyncio.to_thread(_sqlite_revision, Path(parsed.database or ""))
+    engine = create_engine(url)
+    try:
+        async with engine.connect() as connection:
+            return await connection.run_sync(
+                lambda sync: MigrationContext.configure(sync).get_current_revision()
+            )
+    finally:
+        await engine.dispose()
 
 
 async def check_read_models(engine: AsyncEngine) -> tuple[list[str], int]:

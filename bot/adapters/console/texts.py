@@ -112,3 +112,15 @@ def unknown_platform(name: str, known: list[str]) -> str:
 
 def nothing_to_validate(paths: list[str]) -> str:
     return f"Nothing to validate: no .yaml or .yml bank file in {', '.join(paths)}."
+
+
+def no_database(path: str) -> str:
+    return f"There is no database at {path} to check; nothing was created."
+
+
+def not_migrated(revision: str | None, head: str) -> str:
+    found = f"at migration {revision}" if revision else "not migrated"
+    return (
+        f"The database is {found} and this version needs {head}: run "
+        "`quizmaster db upgrade` first (a check never changes the database)."
+    )
