@@ -7,6 +7,7 @@ import stat
 from pathlib import Path
 
 import pytest
+import yaml
 
 from bot.app import Runtime
 from bot.config import Settings
@@ -62,3 +63,37 @@ def test_db_check_on_a_migrated_database_compares_the_read_models(tmp_path: Path
     result = run_cli("db", "check", cwd=tmp_path, env=env)
     assert result.returncode == 0, result.stderr
     assert "Read models match the answers." in result.stdout
+
+
+def test_terminal_escapes_in_a_bank_never_reach_the_screen(tmp_path: Path) -> None:
+    banks = tmp_path / "banks"
+    banks.mkdir()
+    escapes = "\x1b]0;owned\x07\x1b[2K\x1b]52;c;ZWNobyBvd25lZA==\x07"
+    (banks / "odd.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "id": "odd",
+                "title": f"Odd{escapes} bank",
+                "questions": [
+                    {
+                        "id": "odd-1",
+                        "prompt": f"Which{escapes} one?",
+                        "options": [f"This{escapes}", "That"],
+                        "answer": "A",
+                        "explanation": f"Because{escapes}.",
+                        "tags": ["odd"],
+                    }
+                ],
+            }
+        ),
+        encoding="utf-8",
+    )
+    env = {"QUIZ_QUESTIONS_DIR": str(banks), "NO_COLOR": "1"}
+    listed = run_cli("questions", "list", cwd=tmp_path, env=env)
+    played = run_cli("play", "--questions", "1", cwd=tmp_path, env=env, stdin="A\n")
+    for result in (listed, played):
+        assert result.returncode == 0, result.stderr
+        assert "\x1b" not in result.stdout + result.stderr
+        assert "\x07" not in result.stdout + result.stderr
+    # What is left of an escape is plain text, which a terminal only shows.
+    assert "Which]0;owned" in listed.stdout + played.stdout

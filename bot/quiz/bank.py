@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from enum import StrEnum
@@ -47,6 +48,24 @@ MAX_BANK_BYTES = 1_000_000
 # Nodes from the root down: a bank needs 5 (bank, questions, question, options, text).
 MAX_DEPTH = 20
 
+# Control characters (terminal escapes: a title change, a line erase, a
+# clipboard write) never reach a screen: removed as a bank is read, before the
+# text is stripped and measured. Line breaks and tabs stay.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def _without_controls(value: object) -> object:
+    """The value, its text and the text in its lists and mappings without
+    control characters (a model's raw input, before its fields are checked)."""
+    if isinstance(value, str):
+        return _CONTROL.sub("", value)
+    if isinstance(value, list):
+        return [_without_controls(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _without_controls(item) for key, item in value.items()}
+    return value
+
+
 Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 # Lower-case words of any script joined by '-': 'world-capitals', 'физика', '物理'.
 _TAG_WORD = r"[\p{Ll}\p{Lm}\p{Lo}\p{M}\p{Nd}]+"
@@ -74,6 +93,11 @@ class Difficulty(StrEnum):
 
 class Question(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _printable(cls, data: Any) -> Any:
+        return _without_controls(data)
 
     id: Ident = Field(description="Unique across all banks, e.g. pdt-01")
     prompt: Annotated[Text, StringConstraints(max_length=MAX_PROMPT)]
@@ -139,6 +163,11 @@ class BankFile(BaseModel):
     title: Annotated[Text, StringConstraints(max_length=100)]
     description: str = ""
     questions: list[Question] = Field(min_length=1)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _printable(cls, data: Any) -> Any:
+        return _without_controls(data)
 
     @model_validator(mode="after")
     def _unique_ids(self) -> BankFile:
