@@ -444,3 +444,29 @@ async def test_a_missed_community_question_is_reviewed_and_exported(host: Host) 
     [(_, fields, tags)] = open_package(exported.attachment.data)
     assert fields.startswith("Which collective sums gradients") and "community" in tags.split()
     assert deck_names(exported.attachment.data) >= {"Community questions"}
+
+
+async def test_the_terminal_says_when_an_export_cannot_be_saved_and_keeps_going(
+    host: Host, tmp_path: Path
+) -> None:
+    from bot.adapters.console.adapter import CONSOLE_TARGET, LOCAL_USER, ConsoleAdapter
+    from bot.chat import Command
+
+    shown = io.StringIO()
+    not_a_folder = tmp_path / "a-file"
+    not_a_folder.write_text("")  # saving into it fails, even for root
+    console = ConsoleAdapter(shown, save_to=not_a_folder)
+    host.service.register(console)
+    await host.command("start", CONSOLE_TARGET, user=LOCAL_USER, questions=1, seconds=30)
+    click = console.click_for("A")
+    assert click is not None
+    await host.service.handle_click(click)
+    await host.service.stop(CONSOLE_TARGET)
+
+    export = Command("export", CONSOLE_TARGET, LOCAL_USER, args={"which": "all"})
+    await console.reply_private(export, await host.service.handle_command(export))
+    assert f"Could not save {not_a_folder / 'quizmaster-all.apkg'}" in shown.getvalue()
+    # The channel still answers: the next command is handled as ever.
+    stats = Command("stats", CONSOLE_TARGET, LOCAL_USER)
+    await console.reply_private(stats, await host.service.handle_command(stats))
+    assert "answered" in shown.getvalue().split("Could not save")[1].lower()

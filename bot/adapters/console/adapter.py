@@ -133,8 +133,12 @@ class ConsoleAdapter:
         self.screen.note(message)
         if message.attachment is not None:
             path = self.save_to / message.attachment.filename
-            path.write_bytes(message.attachment.data)
-            self.screen.note(texts.study.file_saved(str(path)))
+            try:
+                path.write_bytes(message.attachment.data)
+            except OSError as error:  # an unwritable folder: say so, keep taking commands
+                self.screen.note(texts.study.file_not_saved(str(path), error.strerror or ""))
+            else:
+                self.screen.note(texts.study.file_saved(str(path)))
         letters = self._keys(message)
         self.open_card = letters or None
         if letters:

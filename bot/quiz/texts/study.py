@@ -160,3 +160,11 @@ def file_not_delivered(problem: str) -> OutMessage:
 
 def file_saved(path: str) -> OutMessage:
     return private(f"Saved {path}")
+
+
+def file_not_saved(path: str, reason: str) -> OutMessage:
+    why = f" ({reason})" if reason else ""
+    return private(
+        f"Could not save {path}{why}. Nothing else changed: export again from a folder "
+        "you can write to."
+    )
