@@ -258,3 +258,28 @@ async def test_an_org_wide_install_serves_each_workspace_of_the_organisation(bot
     bot.platform.installed._orgs.clear()
     await bot.platform.adapter.send(Target("slack", BETA, CHANNEL_B), OutMessage(text="hello"))
     assert [c.text for c in fake.calls_in("E0ORG", "chat.postMessage")][-1] == "hello"
+
+
+def test_the_installation_tables_are_the_ones_slack_sdks_stores_use() -> None:
+    """Storage writes them out without importing slack-sdk; the stores must
+    find exactly the columns, types, nullability and indexes they build."""
+    import sqlalchemy as sa
+    from slack_sdk.oauth.installation_store.sqlalchemy import SQLAlchemyInstallationStore
+    from slack_sdk.oauth.state_store.sqlalchemy import SQLAlchemyOAuthStateStore
+
+    from bot.storage.installations import SLACK_BOTS, SLACK_INSTALLATIONS, SLACK_OAUTH_STATES
+
+    def shape(table: sa.Table) -> tuple[set[tuple[str, str, bool, bool]], set[Any]]:
+        columns = {(c.name, repr(c.type), bool(c.nullable), c.primary_key) for c in table.columns}
+        indexes = {(i.name, tuple(c.name for c in i.columns)) for i in table.indexes}
+        return columns, indexes
+
+    theirs = sa.MetaData()
+    built = [
+        SQLAlchemyInstallationStore.build_bots_table(theirs, "slack_bots"),
+        SQLAlchemyInstallationStore.build_installations_table(theirs, "slack_installations"),
+        SQLAlchemyOAuthStateStore.build_oauth_states_table(theirs, "slack_oauth_states"),
+    ]
+    ours = [SLACK_BOTS, SLACK_INSTALLATIONS, SLACK_OAUTH_STATES]
+    for mine, sdk in zip(ours, built, strict=True):
+        assert shape(mine) == shape(sdk), mine.name
