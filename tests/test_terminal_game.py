@@ -96,6 +96,8 @@ def test_in_a_terminal_the_game_has_colour_a_live_countdown_and_an_instant_verdi
         assert re.search(r"⏰ Time's up: the answer is [A-E]", seen)
         assert re.search(r"Right: [01] of 1", seen)
         assert "Best run:" in seen and "All time: 1 answered" in seen
+        terminal.read_until("or Enter to leave")
+        terminal.type("\n")  # no report: Enter leaves
         assert terminal.close() == 0
     finally:
         if terminal.process.poll() is None:
@@ -109,6 +111,8 @@ def test_with_no_color_a_terminal_gets_plain_text(tmp_path: Path) -> None:
         terminal.read_until("5 seconds · type")
         terminal.type("B\n")
         seen = terminal.read_until("Quiz over")
+        terminal.read_until("or Enter to leave")
+        terminal.type("\n")
         terminal.close()
     finally:
         if terminal.process.poll() is None:

@@ -12,10 +12,12 @@ from itertools import count
 from pathlib import Path
 from typing import TextIO
 
+from bot.adapters.console import texts as say
 from bot.adapters.console.dialect import ConsoleDialect
 from bot.adapters.console.screen import Screen
-from bot.chat import ButtonStyle, Command, Interaction, MessageRef, OutMessage, Target
+from bot.chat import ButtonStyle, Command, Form, Interaction, MessageRef, OutMessage, Target
 from bot.quiz import texts
+from bot.quiz.buttons import REPORT
 from bot.quiz.surface import declared
 from bot.quiz.surface.registry import Surface
 
@@ -30,14 +32,15 @@ class Reveal:
     message_id: str
     answer: str
     explanation: str
+    report: str | None = None  # the "Report a problem" button's id, if offered
 
 
-def reveal_of(message_id: str, message: OutMessage) -> Reveal:
+def reveal_of(message_id: str, message: OutMessage, report: str | None = None) -> Reveal:
     """Read the closed question's answer from its buttons (the right one is the
     one marked SUCCESS) and its explanation from the field the core names Why."""
     answer = next((b.label for b in message.buttons if b.style is ButtonStyle.SUCCESS), "")
     why = next((f.value for f in message.fields if f.name == "Why"), "")
-    return Reveal(message_id, answer, why)
+    return Reveal(message_id, answer, why, report)
 
 
 class ConsoleAdapter:
@@ -69,6 +72,10 @@ class ConsoleAdapter:
         self.open_question: tuple[str, dict[str, str]] | None = None
         # A private card with buttons (a review card): typed key → button id.
         self.open_card: dict[str, str] | None = None
+        # The report button of the question revealed last (typed as "!"), and a
+        # form a reply opened, for the front end to ask field by field.
+        self.last_report: str | None = None
+        self.pending_form: Form | None = None
         self.changed = asyncio.Event()
 
     @property
@@ -117,12 +124,16 @@ class ConsoleAdapter:
         closing = self.open_question is not None and self.open_question[0] == ref.message_id
         if closing:
             self.open_question = None
+        report = self._keys(message).get(REPORT.shortcut or "")
         if self.single_player:
             # Only the question's close matters to one player; the game shows it.
             if closing:
-                self.reveals[ref.message_id] = reveal_of(ref.message_id, message)
+                self.reveals[ref.message_id] = reveal_of(ref.message_id, message, report)
         else:
             self.screen.message(message)
+            if report is not None:
+                self.last_report = report
+                self.screen.info(say.report_this())
         self.changed.set()
 
     async def reply_private(self, event: Command | Interaction, message: OutMessage) -> None:
@@ -130,6 +141,9 @@ class ConsoleAdapter:
             self._reply_private(message)
 
     def _reply_private(self, message: OutMessage) -> None:
+        if message.form is not None:  # asked a field at a time by the front end
+            self.pending_form = message.form
+            return
         self.screen.note(message)
         if message.attachment is not None:
             path = self.save_to / message.attachment.filename
@@ -166,10 +180,11 @@ class ConsoleAdapter:
     def click_for(self, letter: str) -> Interaction | None:
         """The click a typed letter means, if a card or question is open and has
         that letter (a review card shown last comes first)."""
-        letters = self.open_card or (self.open_question[1] if self.open_question else None)
-        if letters is None:
-            return None
-        custom_id = letters.get(letter.strip().upper())
+        letters = self.open_card or (self.open_question[1] if self.open_question else None) or {}
+        typed = letter.strip().upper()
+        custom_id = letters.get(typed)
+        if custom_id is None and typed == REPORT.shortcut:
+            custom_id = self.last_report
         if custom_id is None:
             return None
         return Interaction(CONSOLE_TARGET, LOCAL_USER, custom_id)
@@ -186,6 +201,14 @@ class LineReader:
         self.lines: asyncio.Queue[str | None] = asyncio.Queue()
         self._loop = asyncio.get_running_loop()
         threading.Thread(target=self._pump, name="stdin-reader", daemon=True).start()
+
+    @property
+    def interactive(self) -> bool:
+        """A person at a terminal, not a pipe or a file."""
+        try:
+            return self.source.isatty()
+        except (AttributeError, ValueError):
+            return False
 
     def _pump(self) -> None:
         for line in self.source:

@@ -10,9 +10,10 @@ from typing import TextIO
 
 from bot.adapters.console import texts as say
 from bot.adapters.console.adapter import CONSOLE_TARGET, LOCAL_USER, ConsoleAdapter, LineReader
+from bot.adapters.console.forms import fill
 from bot.adapters.console.program import program
 from bot.adapters.console.screen import Screen
-from bot.chat import Command, OutMessage
+from bot.chat import Command, FormSubmission, Interaction, OutMessage
 from bot.quiz import texts
 from bot.quiz.service import QuizService
 from bot.quiz.surface.grammar import UsageError, parse
@@ -92,6 +93,61 @@ async def _outcome(
     return after.correct > before.correct, after.points - before.points
 
 
+async def answer_form(service: QuizService, console: ConsoleAdapter, reader: LineReader) -> None:
+    """Ask the form a reply opened, field by field, and submit it; a field the
+    core finds a problem with is asked again, the others kept."""
+    form, console.pending_form = console.pending_form, None
+    if form is None:
+        return
+    values = await fill(form, reader.lines, console.screen)
+    while values is not None:
+        submitted = FormSubmission(CONSOLE_TARGET, LOCAL_USER, form.form_id, values)
+        reply = await service.handle_form(submitted)
+        if not reply.errors:
+            if reply.message is not None:
+                await console.reply_private(submitted_click(form.form_id), reply.message)
+            return
+        for problem in reply.errors.values():
+            console.screen.info(problem)
+        values = await fill(form, reader.lines, console.screen, values=values, only=reply.errors)
+
+
+def submitted_click(form_id: str) -> Interaction:
+    """What a form's reply answers, for the adapter's reply (it needs an event)."""
+    return Interaction(CONSOLE_TARGET, LOCAL_USER, form_id)
+
+
+async def _click(
+    service: QuizService, console: ConsoleAdapter, reader: LineReader, click: Interaction
+) -> None:
+    """A typed letter's click, and the form it opens if it opens one."""
+    await console.reply_private(click, await service.handle_click(click))
+    await answer_form(service, console, reader)
+
+
+async def _offer_reports(
+    service: QuizService, console: ConsoleAdapter, reader: LineReader, reports: list[str]
+) -> None:
+    """After the game: "! 2" reports the game's second question, Enter leaves."""
+    console.screen.info(say.report_which(len(reports)))
+    while True:
+        line = await reader.lines.get()
+        typed = (line or "").strip()
+        if not typed.startswith("!"):
+            return
+        number = typed[1:].strip() or ("1" if len(reports) == 1 else "")
+        if not number.isdigit() or not 1 <= int(number) <= len(reports):
+            console.screen.info(say.no_such_question(typed, len(reports)))
+            continue
+        await _click(
+            service,
+            console,
+            reader,
+            Interaction(CONSOLE_TARGET, LOCAL_USER, reports[int(number) - 1]),
+        )
+        console.screen.info(say.report_which(len(reports)))
+
+
 async def play(
     service: QuizService,
     *,
@@ -155,6 +211,7 @@ async def _play(
     reader = LineReader(source)
     session = Session()
     input_ended = False
+    reports: list[str] = []  # each revealed question's report button, in order
     while not finished.is_set() or console.open_question is not None:
         question = console.open_question
         if question is None:
@@ -171,6 +228,8 @@ async def _play(
         reveal = console.reveals.get(message_id)
         if reveal is None:
             break
+        if reveal.report is not None:
+            reports.append(reveal.report)
         right, points = await _outcome(service, before, picked or None)
         if right is not None:
             session.add(right, points)
@@ -192,6 +251,9 @@ async def _play(
             *([say.review_hint(program())] if session.right < session.answered else []),
         ],
     )
+    # Only a person at a terminal is asked; a pipe's game ends here as before.
+    if reports and not input_ended and reader.interactive:
+        await _offer_reports(service, console, reader, reports)
     return 0
 
 
@@ -273,7 +335,7 @@ async def review(
             if line.strip():
                 console.hint(texts.common.pick_a_letter(list(console.open_card)))
             continue
-        await console.reply_private(click, await service.handle_click(click))
+        await _click(service, console, reader, click)
     return 0
 
 
@@ -296,7 +358,7 @@ async def local_channel(service: QuizService, stopping: asyncio.Event) -> None:
             continue
         click = console.click_for(line)
         if click is not None:
-            await console.reply_private(click, await service.handle_click(click))
+            await _click(service, console, reader, click)
             continue
         try:
             parsed = parse(line, service.surface)
@@ -310,3 +372,4 @@ async def local_channel(service: QuizService, stopping: asyncio.Event) -> None:
             parsed.name, CONSOLE_TARGET, LOCAL_USER, is_moderator=True, args=parsed.args
         )
         await console.reply_private(command, await service.handle_command(command))
+        await answer_form(service, console, reader)

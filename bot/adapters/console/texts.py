@@ -124,3 +124,46 @@ def not_migrated(revision: str | None, head: str) -> str:
         f"The database is {found} and this version needs {head}: run "
         "`quizmaster db upgrade` first (a check never changes the database)."
     )
+
+
+# -- forms, asked a field at a time (the terminal has no pop-ups) ------------------
+
+
+def form_title(title: str) -> str:
+    return f"{title} · type cancel to stop"
+
+
+def form_field(label: str, required: bool, several_lines: bool) -> str:
+    if several_lines:
+        ending = "a line each, an empty line ends" if required else "an empty line ends or skips"
+        return f"{label} · {ending}"
+    return label if required else f"{label} · Enter skips"
+
+
+def field_needed(label: str) -> str:
+    return f"{label}: this one is needed (or type cancel)."
+
+
+def field_too_long(most: int, got: int) -> str:
+    return f"At most {most} characters here (that was {got}); try a shorter one."
+
+
+def form_cancelled() -> str:
+    return "Cancelled; nothing was sent."
+
+
+def report_this() -> str:
+    return "Something wrong with this question? Type ! to report it."
+
+
+def report_which(count: int) -> str:
+    if count == 1:
+        return "Something wrong with the question? Type ! to report it, or Enter to leave."
+    return (
+        f"Something wrong with a question? Type ! and its number (1-{count}) to report it, "
+        "or Enter to leave."
+    )
+
+
+def no_such_question(typed: str, count: int) -> str:
+    return f"{typed!r} is not a question of this game: type ! and a number from 1 to {count}."
