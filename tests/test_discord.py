@@ -503,7 +503,7 @@ async def test_canary_login_ready_sync_and_interaction_shapes_match_the_pinned_d
     assert set(subcommands) == {
         "start", "stop", "skip", "leaderboard", "stats", "forget-me", "help", "config",
         "schedule", "review", "export", "submit", "submissions", "remove-question", "dashboard",
-        "reports", "health",
+        "reports", "health", "restore",
     }  # fmt: skip
     schedule = {o["name"]: o for o in subcommands["schedule"]["options"]}
     assert set(schedule) == {"daily", "leaderboard", "show", "off"}

@@ -450,3 +450,30 @@ async def test_a_post_of_another_community_cannot_be_reported_here(health_host: 
     form = FormSubmission(ELSEWHERE, "ana", buttons.REPORT_FORM.id(1), report_values())
     refused = await host.service.handle_form(form)
     assert refused.message is not None and "still open or gone" in refused.message.text
+
+
+async def test_a_removed_question_is_put_back_in_the_draw_by_its_community_only(
+    health_host: Host,
+) -> None:
+    host = health_host
+    sent = await one_post(host, "key", {"ana": "All-reduce"})
+    await report(host, sent, "ana")
+    card = await host.command("reports")
+    await press(host, card, "Remove from this community")
+    refused = await host.command("start", options={"questions": 1, "bank": "health", "tag": "key"})
+    assert not refused.text.startswith("Starting a quiz"), refused.text
+
+    member = await host.command("restore", user="ana", moderator=False, id="key-01")
+    assert "Only" in member.text and "moderators" in member.text
+    elsewhere = Target(CHANNEL.platform, "another-community", "c9")
+    there = await host.command("restore", elsewhere, id="key-01")
+    assert "was not removed in this community" in there.text
+    unknown = await host.command("restore", id="no-such-question")
+    assert "There is no question `no-such-question`" in unknown.text
+
+    back = await host.command("restore", id="key-01")
+    assert "key-01 is back in this community's draw" in back.text
+    again = await host.command("restore", id="key-01")
+    assert "was not removed in this community" in again.text
+    await host.start(questions=1, bank="health", tag="key")
+    assert host.question_of(host.current()).id == "key-01"

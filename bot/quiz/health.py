@@ -123,6 +123,17 @@ class QuestionHealth:
         await self._tell_reporter(done, texts.health.reporter_told(done, status))
         return await self.queue(target, note=texts.health.resolved_note(done, status))
 
+    async def restore(self, target: Target, question_id: str) -> OutMessage:
+        """Put a question a moderator removed back in this community's draw."""
+        wanted = question_id.strip()
+        await self.ctx.questions.ensure([wanted])
+        if self.ctx.questions.question(wanted) is None:
+            return texts.health.unknown_question(wanted)
+        if not await self.store.restore(target.platform, target.community, wanted):
+            return texts.health.not_withdrawn(wanted)
+        self.ctx.questions.changed(target)
+        return texts.health.restored(wanted)
+
     async def health(self, target: Target, question_id: str | None) -> OutMessage:
         dialect = self.ctx.connections.dialect(target)
         wanted = (question_id or "").strip()
@@ -194,6 +205,10 @@ async def _health(health: QuestionHealth, command: Command) -> OutMessage:
     return await health.health(command.target, command.args.get("id"))
 
 
+async def _restore(health: QuestionHealth, command: Command) -> OutMessage:
+    return await health.restore(command.target, command.args.get("id", ""))
+
+
 async def _report_clicked(
     health: QuestionHealth, click: Interaction, pressed: Pressed
 ) -> OutMessage:
@@ -224,6 +239,20 @@ COMMANDS = (
         _health,
         (Variant(("health",), (Option("question", arg="id", placeholder="question-id"),)),),
         moderator=True,
+    ),
+    # Removal is per community, so is putting back: its moderators decide.
+    CommandSpec(
+        "restore",
+        QuestionHealth,
+        _restore,
+        (
+            Variant(
+                ("restore",),
+                (Option("question", arg="id", required=True, placeholder="question-id"),),
+            ),
+        ),
+        moderator=True,
+        community_wide=True,
     ),
 )
 BUTTONS = (

@@ -163,6 +163,11 @@ def quiz_group(run: Runner, catalog: Callable[[], Catalog]) -> app_commands.Grou
     async def health(interaction: discord.Interaction[Any], question: str | None = None) -> None:
         await run(interaction, "health", {"id": question} if question else {})
 
+    @quiz.command(name="restore", description=COMMANDS["restore"])
+    @app_commands.describe(question=OPTIONS["question"])
+    async def restore(interaction: discord.Interaction[Any], question: str) -> None:
+        await run(interaction, "restore", {"id": question})
+
     @quiz.command(name="dashboard", description=COMMANDS["dashboard"])
     async def dashboard(interaction: discord.Interaction[Any]) -> None:
         await run(interaction, "dashboard", {})

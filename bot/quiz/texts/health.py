@@ -224,6 +224,14 @@ def _group(count: int, total: int) -> float | None:
     return count / total if total else None
 
 
+def restored(question_id: str) -> OutMessage:
+    return private(f"{question_id} is back in this community's draw.")
+
+
+def not_withdrawn(question_id: str) -> OutMessage:
+    return private(f"{question_id} was not removed in this community: it is already drawn here.")
+
+
 def unknown_question(question_id: str) -> OutMessage:
     shown = " ".join(question_id.split())[:64]
     return private(f"There is no question `{shown}` in this community's banks.")

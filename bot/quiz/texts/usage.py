@@ -69,6 +69,7 @@ HELP_LINES = {
     "(moderators)",
     "health": "questions whose answers look wrong, worst first, or one question's "
     "analysis (moderators)",
+    "restore": "put a question removed after a report back in this community's draw (moderators)",
     "dashboard": "a private link to this community's web dashboard and your own page",
     "help": "this help",
 }
@@ -84,6 +85,7 @@ MODERATOR_ACTIONS = {
     "remove-question": "remove community questions",
     "reports": "handle question reports",
     "health": "see question health",
+    "restore": "put removed questions back",
 }
 
 
@@ -187,6 +189,7 @@ COMMAND_DESCRIPTIONS = {
     "remove-question": "Take a question out of the community bank (moderators)",
     "reports": "Handle members' reports on questions (moderators)",
     "health": "Flagged questions, or one question's analysis (moderators)",
+    "restore": "Put a removed question back in this server's draw (moderators)",
 }
 
 
