@@ -179,18 +179,54 @@ def alembic_config() -> Config:
 
 
 def _upgrade(connection: Connection, revision: str) -> None:
-    if connection.dialect.name == "postgresql":
-        # Two processes starting together must not both run the migrations.
-        connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _MIGRATION_LOCK_KEY})
     config = alembic_config()
     config.attributes["connection"] = connection
-    command.upgrade(config, revision)
+    if connection.dialect.name == "sqlite":
+        _upgrade_sqlite(connection, config, revision)
+        return
+    with connection.begin():
+        # Two processes starting together must not both run the migrations.
+        connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _MIGRATION_LOCK_KEY})
+        command.upgrade(config, revision)
+
+
+class BrokenReferences(Exception):
+    """A migration left rows pointing at rows that are gone (rolled back)."""
+
+
+def _upgrade_sqlite(connection: Connection, config: Config, revision: str) -> None:
+    """SQLite cannot alter most of a table, so a migration rebuilds it (create a
+    copy, fill it, drop the old one, rename). With foreign keys enforced, that
+    drop would cascade into every table pointing at it: rebuilding `channels`
+    deleted every quiz, post and answer. Enforcement is off for the migration
+    (SQLite ignores the pragma inside a transaction, so it is set before one
+    begins), and the references are checked before it commits."""
+    raw = connection.connection.dbapi_connection
+    assert raw is not None
+    _pragma(raw, "PRAGMA foreign_keys=OFF")
+    try:
+        with connection.begin():
+            command.upgrade(config, revision)
+            broken = connection.exec_driver_sql("PRAGMA foreign_key_check").fetchall()
+            if broken:
+                raise BrokenReferences(f"{len(broken)} rows, first in table {broken[0][0]}")
+    finally:
+        _pragma(raw, "PRAGMA foreign_keys=ON")
+
+
+def _pragma(raw: Any, pragma: str) -> None:
+    cursor = raw.cursor()
+    try:
+        cursor.execute(pragma)
+    finally:
+        cursor.close()
 
 
 async def upgrade(engine: AsyncEngine, revision: str = "head") -> None:
     """Create or upgrade the schema to the newest migration, or to `revision`
-    (tests and benchmarks fill an older schema, then migrate it like a release)."""
-    async with engine.begin() as connection:
+    (tests and benchmarks fill an older schema, then migrate it like a release).
+    `_upgrade` begins each backend's transaction itself."""
+    async with engine.connect() as connection:
         await connection.run_sync(_upgrade, revision)
 
 
