@@ -19,7 +19,9 @@ def _reports(tmp_path: Path) -> list[tuple[str, str, str | None]]:
         return list(db.execute("select question_id, reason, text from question_reports"))
 
 
-def test_the_console_channel_reports_the_question_just_revealed(tmp_path: Path) -> None:
+def _report_opened(tmp_path: Path) -> Terminal:
+    """`quizmaster run`'s console channel with a question revealed and its
+    report form asking for the reason."""
     terminal = Terminal([*QUIZMASTER, "run"], tmp_path, _env(tmp_path, QUIZ_HEALTH_PORT="0"))
     try:
         terminal.read_until("Local console channel")
@@ -29,6 +31,16 @@ def test_the_console_channel_reports_the_question_just_revealed(tmp_path: Path) 
         terminal.read_until("Type ! to report it")
         terminal.type("!\n")
         terminal.read_until("What is wrong")
+    except BaseException:
+        terminal.process.kill()
+        terminal.close()
+        raise
+    return terminal
+
+
+def test_the_console_channel_reports_the_question_just_revealed(tmp_path: Path) -> None:
+    terminal = _report_opened(tmp_path)
+    try:
         terminal.type("boring\n")  # not a reason: told so once the form is sent
         terminal.read_until("an empty line ends or skips")
         terminal.type("option C is misspelt\n\n")
@@ -49,15 +61,8 @@ def test_the_console_channel_reports_the_question_just_revealed(tmp_path: Path) 
 
 
 def test_cancel_sends_nothing(tmp_path: Path) -> None:
-    terminal = Terminal([*QUIZMASTER, "run"], tmp_path, _env(tmp_path, QUIZ_HEALTH_PORT="0"))
+    terminal = _report_opened(tmp_path)
     try:
-        terminal.read_until("Local console channel")
-        terminal.type("/quiz start 1 60\n")
-        terminal.read_until("Question 1/1")
-        terminal.type("/quiz skip\n")
-        terminal.read_until("Type ! to report it")
-        terminal.type("!\n")
-        terminal.read_until("What is wrong")
         terminal.type("cancel\n")
         terminal.read_until("nothing was sent")
         terminal.type("/quiz reports\n")
