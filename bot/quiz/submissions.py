@@ -40,11 +40,9 @@ def parse_submission(values: Mapping[str, str]) -> tuple[dict[str, Any] | None, 
     problems by form field. Options are one per line; the answer is a letter;
     tags are separated by commas, semicolons or spaces."""
     errors: dict[str, str] = {}
-    for spec in texts.submissions.SUBMISSION_FIELDS:
+    for spec in texts.submissions.submission_fields():
         if len(values.get(spec.key, "").strip()) > spec.max_length:
-            errors[spec.key] = texts.submissions.field_problem(
-                spec.key, f"at most {spec.max_length} characters"
-            )
+            errors[spec.key] = texts.submissions.too_long(spec.max_length)
     if errors:
         return None, errors
     options = [line.strip() for line in values.get("options", "").splitlines() if line.strip()]
@@ -126,7 +124,7 @@ class Submissions:
                     # Only the form's own fields, each cut to what its box holds.
                     values={
                         spec.key: form.values.get(spec.key, "")[: spec.max_length]
-                        for spec in texts.submissions.SUBMISSION_FIELDS
+                        for spec in texts.submissions.submission_fields()
                     },
                     now=self.clock.now(),
                 )
