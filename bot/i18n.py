@@ -119,9 +119,23 @@ def babel_locale() -> Locale:
     return Locale.parse("en" if code == PSEUDO else code)
 
 
+# CLDR patterns per language: (a day and a time, a day of this year).
+_PATTERNS = {
+    "en": ("EEE dd MMM HH:mm", "MMM dd"),
+    "de": ("EEE dd. MMM HH:mm", "dd. MMM"),
+    "es": ("EEE dd MMM HH:mm", "dd MMM"),
+    "fr": ("EEE dd MMM HH:mm", "dd MMM"),
+    "pt_BR": ("EEE dd MMM HH:mm", "dd MMM"),
+}
+
+
+def _patterns() -> tuple[str, str]:
+    return _PATTERNS.get(language(), _PATTERNS[DEFAULT])
+
+
 def day_and_time(moment: datetime) -> str:
-    """`Thu 3 Dec, 09:00`, in the language's order and names (moment already local)."""
-    return format_datetime(moment, "EEE d MMM, HH:mm", locale=babel_locale())
+    """`Thu 03 Dec 09:00`, in the language's order and names (moment already local)."""
+    return format_datetime(moment, _patterns()[0], tzinfo=moment.tzinfo, locale=babel_locale())
 
 
 def day_and_time_zone(moment: datetime) -> str:
@@ -131,8 +145,8 @@ def day_and_time_zone(moment: datetime) -> str:
 
 
 def short_date(day: date) -> str:
-    """`3 Dec` / `3. Dez.`: a day of this year, as the weekly board's title shows it."""
-    return format_date(day, "d MMM", locale=babel_locale())
+    """`Dec 03` / `03. Dez.`: a day of this year, as the weekly board's title shows it."""
+    return format_date(day, _patterns()[1], locale=babel_locale())
 
 
 # -- the pseudo-locale ------------------------------------------------------------------

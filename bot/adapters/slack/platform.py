@@ -387,6 +387,7 @@ class SlackPlatform:
                 args=parsed.args,
                 display_name=body.get("user_name"),
                 moderator_check=self._moderator_check(target.community, user_id),
+                locale=await self.directory.locale(target.community, user_id),
             )
             reply = await self.service.handle_command(command)
             if reply.form is not None:
@@ -456,6 +457,7 @@ class SlackPlatform:
             str(action.get("value") or action.get("action_id") or ""),
             display_name=user.get("name") or user.get("username"),
             moderator_check=self._moderator_check(str(team), str(user.get("id", ""))),
+            locale=await self.directory.locale(str(team), str(user.get("id", ""))),
         )
         reply = await self._stored(click)
         await ack()  # only now: the answer is committed, or the reply says it may not be
@@ -503,6 +505,7 @@ class SlackPlatform:
             display_name=user.get("name") or user.get("username"),
             moderator_check=self._moderator_check(target.community, user_id),
             inline_errors=True,
+            locale=await self.directory.locale(target.community, user_id),
         )
         work = asyncio.ensure_future(self.service.handle_form(form))
         self._in_flight.add(work)

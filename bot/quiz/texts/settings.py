@@ -157,7 +157,7 @@ class ScheduleView:
 
 
 def schedule_line(view: ScheduleView) -> str:
-    """E.g. `daily 09:00 Europe/Berlin mon-fri (next: Thu 3 Dec, 09:00 CET)`: the
+    """E.g. `daily 09:00 Europe/Berlin mon-fri (next: Thu 03 Dec 09:00 CET)`: the
     schedule as typed (so it stays English), the next post in the reader's language."""
     if view.kind == "leaderboard":
         line = f"leaderboard {view.days} {view.at_time} {view.zone}"
@@ -166,7 +166,7 @@ def schedule_line(view: ScheduleView) -> str:
         line += "".join(
             f" {key}={value}" for key, value in (("bank", view.bank), ("tag", view.tag)) if value
         )
-    return t("`{schedule}` (next: {when})", schedule=line, when=day_and_time_zone(view.next_fire))
+    return t("{schedule} (next: {when})", schedule=line, when=day_and_time_zone(view.next_fire))
 
 
 def schedule_list(views: Sequence[ScheduleView], channel: ChannelInfo) -> OutMessage:

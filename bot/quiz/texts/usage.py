@@ -192,7 +192,7 @@ def unknown_option(word: str, keywords: list[str]) -> str:
 
 
 def given_twice(name: str) -> str:
-    return t("`{name}` is given twice", name=name)
+    return t("{name} is given twice", name=name)
 
 
 def unexpected(word: str, shape: str) -> str:
