@@ -61,6 +61,20 @@ def speaking(code: str | None) -> Iterator[None]:
         _language.reset(token)
 
 
+def from_environment() -> str | None:
+    """The terminal's language, as the usual variables name it (`de_DE.UTF-8`)."""
+    for name in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"):
+        value = os.environ.get(name, "").split(":")[0].split(".")[0]
+        if value and value not in ("C", "POSIX"):
+            return value
+    return None
+
+
+def speak_by_default(code: str | None) -> None:
+    """The language of this thread's texts from now on (the command line's, once)."""
+    _language.set(supported(code) or DEFAULT)
+
+
 def offered() -> tuple[str, ...]:
     """The languages a community or a member may choose."""
     return (*LANGUAGES, PSEUDO) if os.environ.get(PSEUDO_SWITCH) else LANGUAGES

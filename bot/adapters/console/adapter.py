@@ -15,6 +15,7 @@ from typing import TextIO
 from bot.adapters.console.dialect import ConsoleDialect
 from bot.adapters.console.screen import Screen
 from bot.chat import ButtonStyle, Command, Interaction, MessageRef, OutMessage, Target
+from bot.i18n import from_environment
 from bot.quiz import texts
 from bot.quiz.surface import declared
 from bot.quiz.surface.registry import Surface
@@ -172,7 +173,7 @@ class ConsoleAdapter:
         custom_id = letters.get(letter.strip().upper())
         if custom_id is None:
             return None
-        return Interaction(CONSOLE_TARGET, LOCAL_USER, custom_id)
+        return Interaction(CONSOLE_TARGET, LOCAL_USER, custom_id, locale=from_environment())
 
 
 class LineReader:

@@ -13,6 +13,7 @@ from bot.adapters.console.adapter import CONSOLE_TARGET, LOCAL_USER, ConsoleAdap
 from bot.adapters.console.program import program
 from bot.adapters.console.screen import Screen
 from bot.chat import Command, OutMessage
+from bot.i18n import from_environment
 from bot.quiz import texts
 from bot.quiz.service import QuizService
 from bot.quiz.surface.grammar import UsageError, parse
@@ -261,7 +262,9 @@ async def review(
     letter answers; it ends with the last card or the end of input."""
     console = ConsoleAdapter(out, surface=service.surface)
     service.register(console)
-    command = Command("review", CONSOLE_TARGET, LOCAL_USER, args={"count": str(count)})
+    command = Command(
+        "review", CONSOLE_TARGET, LOCAL_USER, args={"count": str(count)}, locale=from_environment()
+    )
     await console.reply_private(command, await service.handle_command(command))
     reader = LineReader(source) if console.open_card else None
     while reader is not None and console.open_card:
@@ -282,7 +285,8 @@ async def local_channel(service: QuizService, stopping: asyncio.Event) -> None:
     console = ConsoleAdapter(surface=service.surface)
     service.register(console)
     await console.reply_private(
-        Command("help", CONSOLE_TARGET, LOCAL_USER), texts.common.console_intro()
+        Command("help", CONSOLE_TARGET, LOCAL_USER, locale=from_environment()),
+        texts.common.console_intro(),
     )
     reader = LineReader()
     while not stopping.is_set():
@@ -302,11 +306,16 @@ async def local_channel(service: QuizService, stopping: asyncio.Event) -> None:
             parsed = parse(line, service.surface)
         except UsageError as problem:
             await console.reply_private(
-                Command("help", CONSOLE_TARGET, LOCAL_USER),
+                Command("help", CONSOLE_TARGET, LOCAL_USER, locale=from_environment()),
                 texts.usage.usage_error(str(problem), service.surface),
             )
             continue
         command = Command(
-            parsed.name, CONSOLE_TARGET, LOCAL_USER, is_moderator=True, args=parsed.args
+            parsed.name,
+            CONSOLE_TARGET,
+            LOCAL_USER,
+            is_moderator=True,
+            args=parsed.args,
+            locale=from_environment(),
         )
         await console.reply_private(command, await service.handle_command(command))

@@ -23,9 +23,9 @@ from bot.domain.rules import (
     MIN_TEAMS,
 )
 from bot.domain.spaced_repetition import MAX_REVIEW_COUNT, MIN_REVIEW_COUNT
+from bot.i18n import DEFAULT, speaking, supported
 from bot.quiz.bank import Catalog
 from bot.quiz.questions import COMMUNITY_BANK
-from bot.i18n import DEFAULT, speaking, supported
 from bot.quiz.texts.usage import COMMAND_DESCRIPTIONS, OPTION_DESCRIPTIONS, described
 
 Runner = Callable[[discord.Interaction[Any], str, dict[str, str]], Awaitable[None]]
