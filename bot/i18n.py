@@ -30,15 +30,17 @@ from babel.support import NullTranslations, Translations
 DOMAIN = "messages"
 LOCALE_DIR = Path(__file__).parent / "locale"
 DEFAULT = "en"
-# Shipped complete; the order is the order of the lists members read.
-LANGUAGES = ("en", "de", "es", "fr", "pt_BR")
-LANGUAGE_NAMES = {
-    "en": "English",
-    "de": "Deutsch",
-    "es": "Español",
-    "fr": "Français",
-    "pt_BR": "Português (Brasil)",
-}
+
+
+def _shipped() -> tuple[str, ...]:
+    """English, then every language with a catalog: adding one is adding its .po."""
+    found = sorted(po.parent.parent.name for po in LOCALE_DIR.glob("*/LC_MESSAGES/messages.po"))
+    return (DEFAULT, *(code for code in found if code != DEFAULT))
+
+
+LANGUAGES = _shipped()
+# Each language's name in itself, as the language lists show it.
+LANGUAGE_NAMES = {code: Locale.parse(code).get_display_name(code) or code for code in LANGUAGES}
 PSEUDO = "en_XA"
 # Set (to anything) to let `en_XA` be chosen like a shipped language: the checks only.
 PSEUDO_SWITCH = "QUIZ_PSEUDO_LOCALE"

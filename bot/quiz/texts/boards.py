@@ -57,7 +57,7 @@ def scoreboard(
         body = (
             ranks
             + "\n\n"
-            + t("{players} · {accuracy}% of answers correct", players=people, accuracy=accuracy)
+            + t("{players} · {share} of answers correct", players=people, share=f"{accuracy}%")
         )
     if teams:
         board = board_lines(teams)

@@ -328,7 +328,7 @@ def review_note(share: float | None, posted: datetime | None, zone: str) -> str 
         return None
     day = posted.astimezone(zone_or_utc(zone))
     return t(
-        "back for review: {share} % right on {day}",
-        share=round(100 * share),
+        "back for review: {share} right on {day}",
+        share=f"{round(100 * share)} %",
         day=short_date(day.date()),
     )
