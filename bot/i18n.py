@@ -92,6 +92,8 @@ def supported(code: str | None) -> str | None:
     by_lower = {choice.lower(): choice for choice in choices}
     if cleaned.lower() in by_lower:
         return by_lower[cleaned.lower()]
+    if cleaned.lower() == PSEUDO.lower():
+        return None  # offered only to the checks (PSEUDO_SWITCH)
     base = cleaned.split("_")[0].lower()
     if base == "pt":  # Portuguese from Portugal reads Brazilian Portuguese well enough
         return "pt_BR"
