@@ -235,7 +235,7 @@ class ChannelSettings:
             names = await self.names(target, list(users)) if users else None
             with speaking(await self.language(target)):  # a channel post: the community's
                 message = build(adapter.dialect, names)
-            await within_deadline(adapter.send(target, message))
+                await within_deadline(adapter.send(target, message))
         except DeliveryError as error:
             log.warning("cannot post %s in %s: %s", what, target, error)
             await self.delivery_failed(target, error)

@@ -130,12 +130,13 @@ class Posting:
         try:
             if adapter is None:
                 raise DeliveryError(f"no {post.target.platform} connection here")
+            # The adapter lays the message out (its closing line) in the same language.
             with speaking(await self.ctx.channels.language(post.target)):
                 message = replace(
                     texts.questions.question(view, adapter.dialect),
                     idempotency_key=f"qm-post-{post.id}",
                 )
-            ref = await within_deadline(adapter.send(post.target, message))
+                ref = await within_deadline(adapter.send(post.target, message))
         except DeliveryError as error:
             problem = str(error) or type(error).__name__
             if error.permanent:
@@ -259,9 +260,9 @@ class Posting:
                         points,
                         teams,
                     )
-                await within_deadline(
-                    adapter.edit(MessageRef(post.target, post.message_id), revealed)
-                )
+                    await within_deadline(
+                        adapter.edit(MessageRef(post.target, post.message_id), revealed)
+                    )
             except DeliveryError as error:
                 log.warning("cannot reveal post %s in %s: %s", post.id, post.target, error)
                 if not error.permanent:

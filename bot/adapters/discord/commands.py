@@ -221,6 +221,7 @@ def quiz_group(run: Runner, catalog: Callable[[], Catalog]) -> app_commands.Grou
             "mode",
             "reading-time",
             "daily-pick",
+            "language",
         ],
         value: str,
     ) -> None:
