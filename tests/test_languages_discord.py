@@ -8,14 +8,14 @@ the catalogs."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from bot.quiz.bank import Catalog, load_banks
+from bot.quiz.bank import Catalog
 from bot.storage.db import Database
 from tests.fakes.fake_discord import FakeDiscord, buttons_of, text_of
+from tests.pseudo import greek, untranslated  # noqa: F401  (greek: a fixture)
 from tests.test_discord import (  # noqa: F401  (fixtures)
     CHANNEL,
     GUILD,
@@ -115,49 +115,13 @@ async def test_the_command_picker_shows_localised_descriptions_option_names_stay
 
 # -- the pseudo-locale: every reply a person reads comes from the catalogs ----------------
 
-# What a reply may show that is not a sentence of ours: what members type
-# (`code`), markup (<@id>, <t:…>), links, and the test bank's own (Greek) text.
-LEFT_ALONE = re.compile(r"`[^`]*`|<[^>]*>|https?://\S+")
-ENGLISH_WORD = re.compile(r"[A-Za-z]{2,}")
-
-
-def untranslated(text: str) -> list[str]:
-    return ENGLISH_WORD.findall(LEFT_ALONE.sub(" ", text))
-
-
-GREEK_BANK = """
-id: greek
-title: Ελληνικά
-language: en
-questions:
-  - id: gr-01
-    prompt: "Πόσο κάνει δύο και δύο;"
-    options: ["τρία", "τέσσερα", "πέντε", "έξι"]
-    answer: B
-    explanation: "Δύο και δύο κάνουν τέσσερα."
-    hint: "Μετρήστε στα δάχτυλα."
-  - id: gr-02
-    prompt: "Ο ήλιος είναι αστέρι;"
-    options: ["true", "false"]
-    answer: A
-    explanation: "Ο ήλιος είναι αστέρι."
-"""
-
-
-@pytest.fixture
-def greek(tmp_path: Path) -> Catalog:
-    folder = tmp_path / "banks"
-    folder.mkdir()
-    (folder / "greek.yaml").write_text(GREEK_BANK, encoding="utf-8")
-    found, problems = load_banks([folder])
-    assert not problems
-    return found
-
 
 async def test_a_pseudo_locale_run_finds_no_reply_built_outside_the_catalogs(
     fake: FakeDiscord, database: Database, greek: Catalog, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("QUIZ_PSEUDO_LOCALE", "1")
+    for member in (MOD, PLAYER):  # private replies: the members' own (pseudo) language
+        fake.member_locales[member] = "en-XA"
     bot = await start_bot(fake, database, greek)
     try:
         seen: list[str] = []
