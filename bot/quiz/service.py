@@ -113,7 +113,9 @@ class QuizService:
             self.answer_writer,
             wakeup,
         )
-        self.submissions = Submissions(repository.submissions, questions, self.connections, clock)
+        self.submissions = Submissions(
+            repository.submissions, questions, self.connections, clock, self.channels.language
+        )
         self.health = QuestionHealth(context)
         # Each service has its own registry, so a feature (or a test) can add to it.
         self.surface = declared_surface()

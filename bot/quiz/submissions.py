@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from pydantic import ValidationError
 
 from bot.chat import Command, FormReply, FormSubmission, Interaction, OutMessage, Target
 from bot.clock import Clock
+from bot.i18n import DEFAULT, speaking
 from bot.quiz import buttons, texts
 from bot.quiz.bank import Question
 from bot.quiz.connections import Connections
@@ -88,11 +89,14 @@ class Submissions:
         questions: Questions,
         connections: Connections,
         clock: Clock,
+        language: Callable[[Target], Awaitable[str]] | None = None,
     ) -> None:
         self.store = store
         self.questions = questions
         self.connections = connections
         self.clock = clock
+        # The community's language: an author not in the exchange hears it in that.
+        self.language = language
 
     # -- members ------------------------------------------------------------------
 
@@ -171,7 +175,8 @@ class Submissions:
         if done is None:
             return await self.queue(target, note=texts.submissions.already_reviewed())
         self.questions.changed(target)
-        accepted = texts.submissions.author_accepted(done, self.connections.dialect(target))
+        with speaking(await self._language(target)):
+            accepted = texts.submissions.author_accepted(done, self.connections.dialect(target))
         await self._tell_author(done, accepted)
         return await self.queue(target, note=texts.submissions.accepted_note(done))
 
@@ -194,7 +199,8 @@ class Submissions:
             return FormReply(
                 {}, await self.queue(target, note=texts.submissions.already_reviewed())
             )
-        rejected = texts.submissions.author_rejected(done, self.connections.dialect(target))
+        with speaking(await self._language(target)):
+            rejected = texts.submissions.author_rejected(done, self.connections.dialect(target))
         await self._tell_author(done, rejected)
         return FormReply({}, await self.queue(target, note=texts.submissions.rejected_note(done)))
 
@@ -214,6 +220,9 @@ class Submissions:
             return texts.submissions.not_a_community_question(wanted)
         self.questions.changed(target)
         return texts.submissions.question_removed(removed.question_id)
+
+    async def _language(self, target: Target) -> str:
+        return DEFAULT if self.language is None else await self.language(target)
 
     async def _tell_author(self, submission: SubmissionInfo, message: OutMessage) -> None:
         """A private word to the author; a closed DM is logged, not retried (the

@@ -93,6 +93,14 @@ async def _outcome(
     return after.correct > before.correct, after.points - before.points
 
 
+async def speak_the_terminals_language(service: QuizService) -> None:
+    """The terminal's community is its one player's: its posts (the questions,
+    the reveal) speak the terminal's language, as the replies do."""
+    code = from_environment()
+    if code is not None:
+        await service.channels.set_language(CONSOLE_TARGET, code)
+
+
 async def play(
     service: QuizService,
     *,
@@ -109,6 +117,7 @@ async def play(
     # A quiz left running by an interrupted run would block this one: end it
     # quietly, before the console is attached to show it.
     await service.stop(CONSOLE_TARGET)
+    await speak_the_terminals_language(service)
     console = ConsoleAdapter(out, surface=service.surface, single_player=True, screen=screen)
     service.register(console)
     finished = asyncio.Event()

@@ -103,7 +103,7 @@ def all_time(answered: int, right_count: int, points: int, daily_streak: int) ->
 
 
 def review_hint(program: str) -> str:
-    return t("Missed ones come back: {command}", command=f"{program} review")
+    return t("Missed ones come back: {command}", command=f"`{program} review`")
 
 
 # -- the command line's own voice: flags, not chat commands -----------------------
