@@ -161,20 +161,20 @@ class ChannelSettings:
         elif key == "mentions":
             switch = ON_OFF.get(value.lower())
             if switch is None:
-                return texts.common.not_one_of("mentions", "on or off", value)
+                return texts.common.not_one_of("mentions", ("on", "off"), value)
             channel = await self.update_channel(channel, mentions=switch)
         elif key == "reading-time":
             switch = ON_OFF.get(value.lower())
             if switch is None:
-                return texts.common.not_one_of("reading-time", "on or off", value)
+                return texts.common.not_one_of("reading-time", ("on", "off"), value)
             channel = await self.update_channel(channel, reading_time=switch)
         elif key == "mode":
             if value.lower() not in MODES:
-                return texts.common.not_one_of("mode", " or ".join(MODES), value)
+                return texts.common.not_one_of("mode", MODES, value)
             channel = await self.update_channel(channel, mode=value.lower())
         elif key == "daily-pick":
             if value.lower() not in DAILY_PICKS:
-                return texts.common.not_one_of("daily-pick", " or ".join(DAILY_PICKS), value)
+                return texts.common.not_one_of("daily-pick", DAILY_PICKS, value)
             channel = await self.update_channel(channel, daily_pick=value.lower())
         elif key == "timezone":
             if not _known_zone(value):

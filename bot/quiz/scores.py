@@ -53,7 +53,7 @@ class Scores:
     async def leaderboard(self, target: Target, scope_word: str, period_word: str) -> OutMessage:
         scope = SCOPE_WORDS.get(scope_word.lower())
         if scope is None:
-            return texts.common.not_one_of("scope", "channel or server", scope_word)
+            return texts.common.not_one_of("scope", ("channel", "server"), scope_word)
         channel = await self.channels.channel(target)
         if period_word.lower() == "streaks":
             board = await self.store.streak_board(channel.id, LEADERBOARD_SIZE)
@@ -65,7 +65,9 @@ class Scores:
         try:
             period = Period(period_word.lower())
         except ValueError:
-            return texts.common.not_one_of("period", "week, month, all or streaks", period_word)
+            return texts.common.not_one_of(
+                "period", ("week", "month", "all", "streaks"), period_word
+            )
         rows = await self.store.leaderboard(
             platform=target.platform,
             community=target.community,

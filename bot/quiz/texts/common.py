@@ -94,9 +94,20 @@ def out_of_range(name: str, value: int, low: int, high: int) -> OutMessage:
     )
 
 
-def not_one_of(name: str, allowed: str, value: str) -> OutMessage:
+def one_of(words: Sequence[str]) -> str:
+    """`a`, `b` or `c`: words the member types, in the reader's language around them."""
+    shown = [f"`{word}`" for word in words]
+    return t(" or ").join([", ".join(shown[:-1]), shown[-1]] if len(shown) > 1 else shown)
+
+
+def not_one_of(name: str, allowed: Sequence[str], value: str) -> OutMessage:
     return bad_value(
-        t("{name} must be {allowed} (got {value})", name=name, allowed=allowed, value=value)
+        t(
+            "{name} must be {allowed} (got {value})",
+            name=name,
+            allowed=one_of(allowed),
+            value=value,
+        )
     )
 
 
