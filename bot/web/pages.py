@@ -17,7 +17,7 @@ from aiohttp import web
 
 from bot.chat import Target
 from bot.health import Mount
-from bot.i18n import DEFAULT, language, speaking, supported, t, tn
+from bot.i18n import DEFAULT, day_and_time, language, speaking, supported, t, tn
 from bot.metrics import CONTENT_TYPE
 from bot.quiz.service import QuizService
 from bot.web.links import PREFIX, DashboardLinks
@@ -62,6 +62,7 @@ def template_environment() -> jinja2.Environment:
     # `_()` and `ngettext()` are the catalogs' t() and tn(): named `{placeholders}`,
     # in the language `speaking()` set around the rendering.
     environment.install_gettext_callables(t, tn, newstyle=False)  # type: ignore[attr-defined]
+    environment.filters["day_and_time"] = day_and_time  # names and order of the language
     return environment
 
 
