@@ -15,6 +15,7 @@ replies were built outside the catalogs.
 from __future__ import annotations
 
 import gettext as stdlib_gettext
+import logging
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -26,6 +27,8 @@ from pathlib import Path
 from babel import Locale
 from babel.dates import format_date, format_datetime
 from babel.support import NullTranslations, Translations
+
+log = logging.getLogger(__name__)
 
 DOMAIN = "messages"
 LOCALE_DIR = Path(__file__).parent / "locale"
@@ -109,6 +112,9 @@ def catalog(code: str) -> stdlib_gettext.NullTranslations:
         return _Pseudo()
     if code == DEFAULT:
         return NullTranslations()
+    if not (LOCALE_DIR / code / "LC_MESSAGES" / f"{DOMAIN}.mo").exists():
+        # A checkout nobody ran `make` in: English rather than no reply at all.
+        log.warning("no compiled catalog for %s: run `make catalogs`; speaking English", code)
     return Translations.load(str(LOCALE_DIR), [code], DOMAIN)
 
 
