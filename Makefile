@@ -129,6 +129,7 @@ bench: $(STAMP) catalogs
 	$(BIN)/python bench/question_health.py
 	$(BIN)/python bench/clicks.py
 	$(BIN)/python bench/discord_clicks.py
+	$(BIN)/python bench/texts.py
 
 clean:
 	rm -rf $(VENV) $(LOCK_VENV) .mypy_cache .ruff_cache .pytest_cache .benchmarks build dist *.egg-info
