@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from bot.quiz.bank import Catalog, load_banks
-from tests.conftest import ROOT, Host
+from tests.conftest import ROOT, Host, restart
 
 GERMAN_BANK = """
 id: allgemeinwissen
@@ -62,3 +62,15 @@ def test_a_bank_language_must_look_like_a_language_code(tmp_path: Path) -> None:
     )
     _, problems = load_banks([tmp_path])
     assert problems and "language" in problems[0].message
+
+
+async def test_another_process_sees_a_new_community_language_within_a_minute(host: Host) -> None:
+    other = restart(host)  # a second process on the same database
+    assert (await other.command("help", user="ada", moderator=False)).text.startswith(
+        "**Quizmaster** runs"
+    )
+    await host.command("config", key="language", value="fr")
+    host.clock.advance(seconds=61)
+    assert (await other.command("help", user="ada", moderator=False)).text.startswith(
+        "**Quizmaster** organise"
+    )

@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from datetime import datetime, timedelta
 
 from bot.chat import Command, DeliveryError, OutMessage, Target
 from bot.clock import Clock
@@ -43,6 +44,9 @@ NUMBER_SETTINGS = {
 # after it was dropped costs one database round trip.
 CHANNEL_CACHE_SIZE = 10_000
 COMMUNITY_CACHE_SIZE = 10_000
+# Another process may change a community's language (`config set` lands on one
+# shard): a cached language is read again after this long.
+LANGUAGE_TTL = timedelta(minutes=1)
 CLEAR_WORDS = {"none", "off", "-", "clear"}
 ON_OFF = {"on": True, "off": False, "yes": True, "no": False, "true": True, "false": False}
 
@@ -93,7 +97,7 @@ class ChannelSettings:
         self.clock = clock
         self.cache = ChannelCache()
         # Community languages, the most recently used kept (like the channels).
-        self._languages: OrderedDict[tuple[str, str], str] = OrderedDict()
+        self._languages: OrderedDict[tuple[str, str], tuple[datetime, str]] = OrderedDict()
 
     async def channel(self, target: Target) -> ChannelInfo:
         """The channel's settings, created on first use (cached: this process
@@ -107,17 +111,17 @@ class ChannelSettings:
     async def language(self, target: Target) -> str:
         """The language of the community's channel posts (`config set language`)."""
         key = (target.platform, target.community)
-        found = self._languages.get(key)
-        if found is None:
-            stored = await self.store.community_language(target.platform, target.community)
-            found = supported(stored) or DEFAULT
-            self._remember_language(key, found)
-        else:
+        cached = self._languages.get(key)
+        if cached is not None and self.clock.now() - cached[0] < LANGUAGE_TTL:
             self._languages.move_to_end(key)
+            return cached[1]
+        stored = await self.store.community_language(target.platform, target.community)
+        found = supported(stored) or DEFAULT
+        self._remember_language(key, found)
         return found
 
     def _remember_language(self, key: tuple[str, str], language: str) -> None:
-        self._languages[key] = language
+        self._languages[key] = (self.clock.now(), language)
         self._languages.move_to_end(key)
         while len(self._languages) > COMMUNITY_CACHE_SIZE:
             self._languages.popitem(last=False)
