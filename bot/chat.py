@@ -91,6 +91,7 @@ class Form:
     title: str
     fields: tuple[FormField, ...]
     submit_label: str = "Submit"
+    cancel_label: str = "Cancel"  # where the platform shows one (Slack)
 
 
 @dataclass(frozen=True)

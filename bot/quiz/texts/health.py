@@ -33,7 +33,7 @@ def report_form(form_id: str) -> OutMessage:
     )
     return OutMessage(
         text=t("Reporting a question needs Discord or Slack."),
-        form=Form(form_id, t("Report a problem"), (reason, details), t("Report")),
+        form=Form(form_id, t("Report a problem"), (reason, details), t("Report"), t("Cancel")),
     )
 
 

@@ -76,7 +76,7 @@ def submission_form(values: Mapping[str, str] | None = None) -> OutMessage:
     fields = tuple(replace(spec, value=filled.get(spec.key, "")) for spec in submission_fields())
     return OutMessage(
         text=t("Questions are submitted through a form on Discord or Slack."),
-        form=Form(SUBMIT_FORM, t("Submit a question"), fields, t("Submit")),
+        form=Form(SUBMIT_FORM, t("Submit a question"), fields, t("Submit"), t("Cancel")),
     )
 
 
@@ -176,7 +176,13 @@ def reject_form(number: int) -> OutMessage:
     )
     return OutMessage(
         text=t("Rejecting needs Discord or Slack."),
-        form=Form(f"{REJECT_FORM}:{number}", t("Reject submission"), (reason,), t("Reject")),
+        form=Form(
+            f"{REJECT_FORM}:{number}",
+            t("Reject submission"),
+            (reason,),
+            t("Reject"),
+            t("Cancel"),
+        ),
     )
 
 
