@@ -299,7 +299,9 @@ class DashboardViews:
     async def _flags(self, platform: str, community: str) -> dict[str, list[str]]:
         """Each flagged question's flags (all time: flags judge the question)."""
         judged = await self.service.health.every_question(platform, community)
-        return {item.question_id: [f.flag.value for f in item.found] for item in judged}
+        return {
+            item.question_id: [texts.health.flag_name(f) for f in item.found] for item in judged
+        }
 
     async def question_health(
         self, platform: str, community: str, question_id: str
@@ -336,7 +338,7 @@ class DashboardViews:
             question_id,
             question.prompt,
             summary,
-            [(f.flag.value, f.reason) for f in judged.found],
+            [(texts.health.flag_name(f), texts.health.finding_reason(f)) for f in judged.found],
             chart,
             [
                 (texts.health.option_label(question, i), text, i == question.answer_index)

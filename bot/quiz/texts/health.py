@@ -174,6 +174,15 @@ def reporter_told(report: ReportInfo, status: str) -> OutMessage:
 # -- /quiz health ---------------------------------------------------------------------------
 
 
+def flag_name(finding: Finding) -> str:
+    return t(finding.flag.value)
+
+
+def finding_reason(finding: Finding) -> str:
+    """Why a question is flagged, in the reader's language."""
+    return t(finding.message, **finding.values)
+
+
 def option_label(question: Question, index: int) -> str:
     """An option's name in bank order (members saw them shuffled)."""
     if question.true_false:
@@ -200,7 +209,7 @@ def analysis_summary(judged: Judged) -> str:
                 discrimination="–" if d is None else f"{d:+.2f}",
             )
         ]
-    lines += [f"⚑ {f.flag.value}: {f.reason}" for f in judged.found]
+    lines += [f"⚑ {flag_name(f)}: {finding_reason(f)}" for f in judged.found]
     if judged.counts is not None and judged.counts.answered < MIN_ANSWERS and not judged.found:
         lines.append(t("Flags need {count} answers.", count=MIN_ANSWERS))
     return "\n".join(lines)
@@ -217,7 +226,7 @@ def health_list(judged: Sequence[Judged], dialect: Dialect) -> OutMessage:
         return OutMessage(text=f"{title}\n{body}", title=title, body=body)
     lines = []
     for item in judged:
-        flags = "; ".join(f"{f.flag.value} ({f.reason})" for f in item.found)
+        flags = "; ".join(f"{flag_name(f)} ({finding_reason(f)})" for f in item.found)
         answers = (
             tn("1 answer", "{count} answers", item.counts.answered)
             if item.counts
@@ -311,7 +320,7 @@ def table_row(judged: Judged) -> list[str]:
                 for n in range(5)
             ),
         ]
-    flags = "; ".join(f"{f.flag.value}: {f.reason}" for f in judged.found)
+    flags = "; ".join(f"{flag_name(f)}: {finding_reason(f)}" for f in judged.found)
     return [judged.question_id, *numbers, str(judged.open_reports), flags]
 
 
