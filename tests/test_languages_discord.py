@@ -133,7 +133,17 @@ async def test_a_pseudo_locale_run_finds_no_reply_built_outside_the_catalogs(
             return final
 
         await ask("config set", setting="language", value="en_XA")
-        for path in ("help", "config show", "schedule show", "stats", "review"):
+        for path in (
+            "help",
+            "config show",
+            "schedule show",
+            "stats",
+            "review",
+            "health",
+            "reports",
+            "submissions",
+            "dashboard",
+        ):
             await ask(path)
         await ask("leaderboard", period="all")
         await ask("start", questions=2, seconds=2)

@@ -62,7 +62,7 @@ def data_line(place: str, banks: int, questions: int, legacy: bool) -> str:
     """The one start line: where stats are kept and what was loaded."""
     if legacy:
         kept = t(
-            "Stats in {place} (the ./data folder from before; set QUIZ_DATA_DIR to move it)",
+            "Stats in {place} (the ./data folder from before; set `QUIZ_DATA_DIR` to move it)",
             place=place,
         )
     else:

@@ -289,7 +289,7 @@ def dashboard_off() -> OutMessage:
     return private(
         t(
             "The dashboard is off on this bot: whoever runs it can turn it on by setting "
-            "QUIZ_WEB_SECRET."
+            "`QUIZ_WEB_SECRET`."
         )
     )
 
