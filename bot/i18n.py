@@ -143,17 +143,18 @@ def babel_locale() -> Locale:
     return Locale.parse("en" if code == PSEUDO else code)
 
 
-# CLDR patterns per language: (a day and a time, a day of this year).
+# CLDR patterns per language: (a day and a time, a day of this year in a
+# title, a day in a sentence).
 _PATTERNS = {
-    "en": ("EEE dd MMM HH:mm", "MMM dd"),
-    "de": ("EEE dd. MMM HH:mm", "dd. MMM"),
-    "es": ("EEE dd MMM HH:mm", "dd MMM"),
-    "fr": ("EEE dd MMM HH:mm", "dd MMM"),
-    "pt_BR": ("EEE dd MMM HH:mm", "dd MMM"),
+    "en": ("EEE dd MMM HH:mm", "MMM dd", "d MMM"),
+    "de": ("EEE dd. MMM HH:mm", "dd. MMM", "d. MMM"),
+    "es": ("EEE dd MMM HH:mm", "dd MMM", "d MMM"),
+    "fr": ("EEE dd MMM HH:mm", "dd MMM", "d MMM"),
+    "pt_BR": ("EEE dd MMM HH:mm", "dd MMM", "d MMM"),
 }
 
 
-def _patterns() -> tuple[str, str]:
+def _patterns() -> tuple[str, str, str]:
     return _PATTERNS.get(language(), _PATTERNS[DEFAULT])
 
 
@@ -171,6 +172,11 @@ def day_and_time_zone(moment: datetime) -> str:
 def short_date(day: date) -> str:
     """`Dec 03` / `03. Dez.`: a day of this year, as the weekly board's title shows it."""
     return format_date(day, _patterns()[1], locale=babel_locale())
+
+
+def day_in_sentence(day: date) -> str:
+    """`2 Nov` / `2. Nov.`: a day as a sentence names it."""
+    return format_date(day, _patterns()[2], locale=babel_locale())
 
 
 # -- the pseudo-locale ------------------------------------------------------------------

@@ -11,7 +11,7 @@ from bot.chat import Button, ButtonStyle, Field, Form, FormField, OutMessage
 from bot.dialect import Dialect
 from bot.domain.item_analysis import MIN_ANSWERS, Finding, ItemCounts, share
 from bot.domain.rules import zone_or_utc
-from bot.i18n import short_date, t, tn
+from bot.i18n import day_in_sentence, t, tn
 from bot.quiz.bank import Question
 from bot.quiz.buttons import REPORT_REVIEW
 from bot.quiz.texts.common import private, true_false_label
@@ -339,5 +339,5 @@ def review_note(share: float | None, posted: datetime | None, zone: str) -> str 
     return t(
         "back for review: {share} right on {day}",
         share=f"{round(100 * share)} %",
-        day=short_date(day.date()),
+        day=day_in_sentence(day.date()),
     )
