@@ -2,7 +2,8 @@
 
 1. One catalog look-up through `bot.i18n.t` (ContextVar, catalog, named
    placeholders) beside the bare library: Babel's `Translations.gettext` and
-   `str.format` on the same German message. Goal: under 2 µs a call.
+   `str.format` on the same German message, in the same run. Goal: at most 3x
+   the bare call.
 2. A whole reveal (the longest channel post: heading, fields, distribution,
    points, streaks) rendered in English and in German. Goal: German no slower
    than 1.5x English.
@@ -72,11 +73,13 @@ def main() -> None:
             f"({de / en:.2f}x)"
         )
     ours_all = [row[1] * 1e6 for row in rows]
+    over_bare = [row[1] / row[0] for row in rows]
     ratio = [row[3] / row[2] for row in rows]
     print(
-        f"t(): {min(ours_all):.2f}–{max(ours_all):.2f} µs a call (goal < 2 µs); "
-        f"German reveal {min(ratio):.2f}–{max(ratio):.2f}x English (goal <= 1.5x); "
-        f"median bare {statistics.median(row[0] * 1e6 for row in rows):.2f} µs"
+        f"t(): {min(ours_all):.2f}–{max(ours_all):.2f} µs a call, "
+        f"{min(over_bare):.2f}–{max(over_bare):.2f}x bare Babel (goal <= 3x; median bare "
+        f"{statistics.median(row[0] * 1e6 for row in rows):.2f} µs); German reveal "
+        f"{min(ratio):.2f}–{max(ratio):.2f}x English (goal <= 1.5x)"
     )
 
 
