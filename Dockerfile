@@ -26,7 +26,8 @@ WORKDIR /app
 # The pinned runtime set first (requirements.lock, `make lock`), then the project alone.
 COPY requirements.lock ./
 RUN pip install --no-cache-dir -r requirements.lock
-COPY pyproject.toml README.md ./
+# hatch_build.py compiles the message catalogs (bot/locale) as the package installs.
+COPY pyproject.toml README.md hatch_build.py ./
 COPY bot/ ./bot/
 COPY questions/ ./questions/
 RUN pip install --no-cache-dir --no-deps . && pip check

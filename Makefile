@@ -13,7 +13,7 @@ ARGS   ?=
 
 .DEFAULT_GOAL := help
 
-.PHONY: help venv run play test lint format bench clean lock
+.PHONY: help venv run play test lint format bench clean lock catalogs messages language
 
 help:
 	@echo "Quizmaster: make <target>"
@@ -24,11 +24,37 @@ help:
 	@echo "  format  ruff format and fixes"
 	@echo "  bench   the benchmarks (docs/benchmarks.md)"
 	@echo "  lock    re-pin requirements.lock and requirements-dev.lock from pyproject.toml"
+	@echo "  messages  re-extract bot/locale/messages.pot and merge it into every .po"
+	@echo "  language  start a new language: make language CODE=it (docs/languages.md)"
 	@echo "  venv    .venv with the test tools, without running anything"
 	@echo "  clean   remove .venv and caches"
 	@echo "After the first run the program is $(BIN)/quizmaster (try $(BIN)/quizmaster --help)."
 
-venv: $(STAMP)
+venv: $(STAMP) catalogs
+
+# The message catalogs: each .po compiles to its .mo whenever it changed (the
+# package build does the same, hatch_build.py). Every target that runs the bot
+# depends on this.
+LOCALE := bot/locale
+PO_FILES := $(wildcard $(LOCALE)/*/LC_MESSAGES/messages.po)
+MO_FILES := $(PO_FILES:.po=.mo)
+KEYWORDS := -k t -k tn:1,2 -k N_ -k described
+
+catalogs: $(MO_FILES)
+
+$(LOCALE)/%/LC_MESSAGES/messages.mo: $(LOCALE)/%/LC_MESSAGES/messages.po | $(RUN_STAMP)
+	$(BIN)/pybabel -q compile -i $< -o $@ -l $*
+
+messages: $(STAMP)
+	$(BIN)/pybabel -q extract -F babel.cfg $(KEYWORDS) --no-location --sort-output \
+	  --project=Quizmaster --copyright-holder="Quizmaster contributors" -o $(LOCALE)/messages.pot .
+	$(BIN)/pybabel -q update -i $(LOCALE)/messages.pot -d $(LOCALE) -D messages \
+	  --no-fuzzy-matching --ignore-obsolete
+
+language: $(STAMP)
+	@test -n "$(CODE)" || { echo "usage: make language CODE=<code>, e.g. CODE=it"; exit 2; }
+	$(BIN)/pybabel -q init -i $(LOCALE)/messages.pot -d $(LOCALE) -D messages -l $(CODE)
+	@echo "Now translate $(LOCALE)/$(CODE)/LC_MESSAGES/messages.po: the bot offers $(CODE) from the next start."
 
 # The interpreter is an order-only prerequisite: its timestamp (a symlink to the
 # system Python) must not force a reinstall; only pyproject.toml does.
@@ -68,10 +94,10 @@ lock:
 	  $(LOCK_VENV)/bin/pip freeze --exclude-editable | grep -v '^quizmaster'; } > requirements-dev.lock
 	rm -rf $(LOCK_VENV)
 
-run: $(RUN_STAMP)
+run: $(RUN_STAMP) catalogs
 	$(BIN)/quizmaster run
 
-play: $(RUN_STAMP)
+play: $(RUN_STAMP) catalogs
 	$(BIN)/quizmaster play $(ARGS)
 
 define LINT
@@ -81,10 +107,10 @@ define LINT
 	$(BIN)/hadolint Dockerfile
 endef
 
-lint: $(STAMP)
+lint: $(STAMP) catalogs
 	$(LINT)
 
-test: $(STAMP)
+test: $(STAMP) catalogs
 	$(LINT)
 	$(BIN)/pytest
 
@@ -92,7 +118,7 @@ format: $(STAMP)
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-bench: $(STAMP)
+bench: $(STAMP) catalogs
 	$(BIN)/python bench/answers.py
 	$(BIN)/python bench/schedule.py
 	$(BIN)/python bench/fanout.py
@@ -103,6 +129,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/question_health.py
 	$(BIN)/python bench/clicks.py
 	$(BIN)/python bench/discord_clicks.py
+	$(BIN)/python bench/texts.py
 
 clean:
 	rm -rf $(VENV) $(LOCK_VENV) .mypy_cache .ruff_cache .pytest_cache .benchmarks build dist *.egg-info

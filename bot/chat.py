@@ -91,6 +91,7 @@ class Form:
     title: str
     fields: tuple[FormField, ...]
     submit_label: str = "Submit"
+    cancel_label: str = "Cancel"  # where the platform shows one (Slack)
 
 
 @dataclass(frozen=True)
@@ -146,6 +147,9 @@ class Command:
     display_name: str | None = None
     # When set, it replaces `is_moderator` (see ModeratorCheck).
     moderator_check: ModeratorCheck | None = None
+    # The member's own language as the platform tells it (`es-ES`, `pt-BR`):
+    # private replies use it; None or one we do not ship: the community's.
+    locale: str | None = None
 
     async def by_moderator(self, moderator_role: str | None) -> bool:
         if self.moderator_check is not None:
@@ -163,6 +167,7 @@ class Interaction:
     display_name: str | None = None
     # The clicker's moderator test (review buttons); None: not a moderator.
     moderator_check: ModeratorCheck | None = None
+    locale: str | None = None  # as on Command
 
     async def by_moderator(self, moderator_role: str | None) -> bool:
         return self.moderator_check is not None and await self.moderator_check(moderator_role)
@@ -181,6 +186,7 @@ class FormSubmission:
     # Slack shows problems beside the fields of a form that stays open; a
     # Discord modal closes on submit, so its problems come as a reply.
     inline_errors: bool = False
+    locale: str | None = None  # as on Command
 
     async def by_moderator(self, moderator_role: str | None) -> bool:
         return self.moderator_check is not None and await self.moderator_check(moderator_role)

@@ -18,6 +18,7 @@ from bot.adapters.console import texts as say
 from bot.config import Settings, describe_errors, load_settings
 from bot.domain.rules import MAX_QUESTIONS, MAX_SECONDS, MIN_QUESTIONS, MIN_SECONDS
 from bot.domain.spaced_repetition import MAX_REVIEW_COUNT, MIN_REVIEW_COUNT
+from bot.i18n import from_environment, speak_by_default
 from bot.quiz import texts
 
 T = TypeVar("T")
@@ -588,4 +589,6 @@ def _write_atomically(path: Path, text: str) -> None:
 def main() -> None:
     # Let SIGTERM unwind like Ctrl-C where no loop handler is installed yet.
     signal.signal(signal.SIGTERM, signal.default_int_handler)
+    # The terminal game speaks the terminal's language (LANG, LANGUAGE).
+    speak_by_default(from_environment())
     app()

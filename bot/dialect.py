@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Protocol
 
+from bot.i18n import t
+
 
 class Dialect(Protocol):
     @property
@@ -42,7 +44,9 @@ class PlainDialect:
     """No markup to escape, `<@id>` mentions, a "server": the default, and the
     base the adapters' dialects change what they must of."""
 
-    community = "server"
+    @property
+    def community(self) -> str:
+        return t("server")
 
     def escape_name(self, name: str) -> str:
         return name
@@ -54,7 +58,7 @@ class PlainDialect:
         if names is not None:
             name = names.get(user_id)
             # Names are the member's own text: shown as written, never as markup.
-            return self.escape_name(name) if name else "a member"
+            return self.escape_name(name) if name else t("a member")
         return f"<@{user_id}>"
 
     def time(self, moment: datetime) -> str:

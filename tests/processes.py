@@ -31,7 +31,10 @@ def bot_environment(cwd: Path, **settings: str) -> dict[str, str]:
         key: value
         for key, value in os.environ.items()
         if not key.startswith(("QUIZ_", "DISCORD_", "SLACK_"))
+        and key not in ("LANGUAGE", "LC_ALL", "LC_MESSAGES")
     }
+    # The terminal game speaks the terminal's language: English unless a test says.
+    environment["LANG"] = "C.UTF-8"
     environment.update(
         QUIZ_QUESTIONS_DIR=str(ROOT / "questions"),
         QUIZ_DATA_DIR=str(cwd / "data"),

@@ -223,7 +223,7 @@ def test_json_schema_describes_the_bank_format() -> None:
 
     assert schema["$schema"].startswith("https://json-schema.org/")
     assert schema["type"] == "object"
-    assert set(schema["properties"]) == {"id", "title", "description", "questions"}
+    assert set(schema["properties"]) == {"id", "title", "description", "language", "questions"}
     assert {"id", "title", "questions"} <= set(schema["required"])
     questions = schema["properties"]["questions"]
     assert questions["type"] == "array" and questions["minItems"] == 1

@@ -31,7 +31,7 @@ async def test_config_refuses_bad_values_and_keeps_the_old_ones(host: Host) -> N
     unknown_zone = await host.command("config", key="timezone", value="Mars/Olympus")
     assert "not a time zone I know" in unknown_zone.text
     bad_switch = await host.command("config", key="mentions", value="sometimes")
-    assert "mentions must be on or off" in bad_switch.text
+    assert "mentions must be `on` or `off`" in bad_switch.text
     unknown_key = await host.command("config", key="colour", value="blue")
     assert "There is no setting `colour`" in unknown_key.text
     no_value = await host.command("config", key="mentions")

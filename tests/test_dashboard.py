@@ -366,3 +366,25 @@ async def test_any_malformed_token_is_403_never_a_server_error(host: Host) -> No
             response = await client.get(base, params={"t": token})
             assert response.status == 403, token
             assert "This link is not valid" in await response.text()
+
+
+async def test_the_dashboard_speaks_the_community_language_or_the_browsers(host: Host) -> None:
+    await play_history(host)
+    service = dashboard_service(host)
+    await host.command("config", key="language", value="de")
+    community, member = await links_from_chat(host)
+    async with web_client(service, service.commands.links) as client:  # type: ignore[arg-type]
+        german = await (await client.get(community + "&period=all")).text()
+        french = await (
+            await client.get(community, headers={"Accept-Language": "fr-CH, fr;q=0.9, en;q=0.5"})
+        ).text()
+        mine = await (await client.get(member)).text()
+        refused = await (await client.get(community.split("?")[0] + "?t=forged")).text()
+    assert '<html lang="de">' in german
+    assert "<h1>Bestenlisten</h1>" in german and "Pro Kanal" in german
+    assert "<th>Mitglied</th>" in german and "Die ganze Community · Insgesamt" in german
+    assert "Gezählt werden nur geschlossene Fragen." in german
+    assert "Member ada" in german  # names are the platform's, never translated
+    assert '<html lang="fr">' in french and "<h1>Classements</h1>" in french
+    assert "<h1>Member ada</h1>" in mine and "Tage gespielt" in mine
+    assert "Link ungültig" in refused and "<code>/quiz dashboard</code>" in refused

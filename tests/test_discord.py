@@ -555,7 +555,7 @@ async def test_quizmaster_run_connects_syncs_commands_and_plays_a_whole_quiz(
 
         token = await fake.slash(GUILD, CHANNEL, MOD, "start", {"questions": 1, "seconds": 2})
         _, started = await fake.reply(token)
-        assert text_of(started).startswith("Starting a quiz: 1 question, 2 seconds each")
+        assert text_of(started).startswith("Starting a quiz: 1 question, 2 seconds.")
         [question] = await fake.wait_for(lambda: fake.questions(CHANNEL))
         click = await fake.click(
             GUILD, PLAYER, question["id"], buttons_of(question)[1]["custom_id"]
@@ -1082,4 +1082,4 @@ async def test_a_member_reports_a_revealed_question_in_a_modal_and_a_moderator_r
     assert question_id not in pool
 
     _, health = await bot.command("health", question=question_id)
-    assert f"Health of {question_id}" in text_of(health) and "1 answers" in text_of(health)
+    assert f"Health of {question_id}" in text_of(health) and "1 answer," in text_of(health)

@@ -82,7 +82,7 @@ async def test_reading_time_on_slack_and_a_bad_setting_gets_one_line(
     slack = await make_slack()
     refused = await slack.command("config set reading-time maybe")
     assert refused.private and refused.text == (
-        "reading-time must be on or off (got maybe). Try `/quiz help`."
+        "reading-time must be `on` or `off` (got maybe). Try `/quiz help`."
     )
     assert "Reading time: on" in (await slack.command("config set reading-time on")).text
     text, question = await start(slack, "start 1 20 bank=long")

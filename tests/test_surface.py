@@ -60,7 +60,8 @@ def test_the_discord_tree_has_each_declared_command_option_range_and_choice() ->
     assert set(tree) == set(declared)
     for path, command in tree.items():
         _, variant = declared[path]
-        assert command.description == texts.usage.COMMAND_DESCRIPTIONS[variant.words]
+        english = texts.usage.described(texts.usage.COMMAND_DESCRIPTIONS[variant.words])
+        assert command.description == english
         parameters = {parameter.name: parameter for parameter in command.parameters}
         assert list(parameters) == [option.name for option in variant.options], path
         for option in variant.options:
@@ -70,7 +71,10 @@ def test_the_discord_tree_has_each_declared_command_option_range_and_choice() ->
             assert (parameter.min_value, parameter.max_value) == (option.minimum, option.maximum)
             shown = [choice.value for choice in parameter.choices]
             assert shown == list(option.choices), (path, option.name)
-            assert parameter.description == texts.usage.OPTION_DESCRIPTIONS[option.description_key]
+            described = texts.usage.described(
+                texts.usage.OPTION_DESCRIPTIONS[option.description_key]
+            )
+            assert parameter.description == described
 
 
 async def test_each_discord_command_hands_the_service_the_declared_name_and_args() -> None:
@@ -110,7 +114,8 @@ def test_help_and_usage_show_every_declared_variant_with_its_words() -> None:
     help_text = texts.usage.help_message().text
     usage = texts.usage.usage_error("x").text
     for spec, variant in SURFACE.variants():
-        assert f"`{variant.synopsis()}`: {texts.usage.HELP_LINES[variant.words]}" in help_text
+        line = texts.usage.described(texts.usage.HELP_LINES[variant.words])
+        assert f"`{variant.synopsis()}`: {line}" in help_text
         assert f"`{variant.synopsis()}`" in usage
         if spec.moderator:
             assert spec.name in texts.usage.MODERATOR_ACTIONS

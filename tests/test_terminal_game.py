@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.processes import QUIZMASTER, bot_environment
+from tests.pseudo import GREEK_BANK, untranslated
 
 ESCAPE = "\x1b"
 VERDICT = re.compile(r"✓ Right, \+\d+ points|✗ Not quite: the answer is [A-E]")
@@ -180,3 +181,47 @@ def test_a_reader_that_goes_away_ends_the_game_quietly_and_closes_the_quiz(
     with sqlite3.connect(tmp_path / "data" / "quizmaster.db") as database:
         running = database.execute("SELECT count(*) FROM quizzes WHERE status = 'running'")
         assert running.fetchone() == (0,)
+
+
+def test_the_game_speaks_the_terminals_language(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [*QUIZMASTER, "play", "--questions", "1", "--seconds", "20"],
+        cwd=tmp_path,
+        env=_env(tmp_path, LANG="de_DE.UTF-8", NO_COLOR="1"),
+        input="zz\nC\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Tippe eins von A, B, C, D und drück Enter." in done.stdout or (
+        "Tippe A, B, C, D und drück Enter." in done.stdout
+    )
+    assert re.search(r"✓ Richtig, \+\d+ Punkte|✗ Nicht ganz: Die Antwort ist [A-E]", done.stdout)
+    assert "Quiz vorbei" in done.stdout
+
+
+def test_a_pseudo_locale_game_shows_no_english_outside_the_bank(tmp_path: Path) -> None:
+    banks = tmp_path / "banks"
+    banks.mkdir()
+    (banks / "greek.yaml").write_text(GREEK_BANK, encoding="utf-8")
+    done = subprocess.run(
+        [*QUIZMASTER, "play", "--questions", "2", "--seconds", "20"],
+        cwd=tmp_path,
+        env=_env(
+            tmp_path,
+            LANG="en_XA.UTF-8",
+            QUIZ_PSEUDO_LOCALE="1",
+            QUIZ_QUESTIONS_DIR=str(banks),
+            NO_COLOR="1",
+        ),
+        input="zz\nB\n?\nA\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    # The first line names the data folder (a path), and Ctrl-D is a key.
+    lines = [line.replace("Ctrl-D", "") for line in done.stdout.splitlines()[1:]]
+    found = [line for line in lines if untranslated(line)]
+    assert not found, found

@@ -4,9 +4,15 @@ bank author should look at. Pure: the counts come from `question_analysis`."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from enum import Enum
+
+
+def N_(message: str) -> str:
+    """Marks a sentence for the catalogs (bot/i18n.py); the texts translate it."""
+    return message
+
 
 OPTIONS = 5
 MIN_ANSWERS = 20  # before any flag
@@ -19,12 +25,12 @@ MIN_REPORTS = 2
 
 class Flag(Enum):
     # Worst first: the order /quiz health lists a question's flags in.
-    CHECK_KEY = "check the key"
-    NEGATIVE = "negative discrimination"
-    REPORTED = "reported"
-    TOO_HARD = "too hard"
-    DEAD_OPTION = "dead option"
-    TOO_EASY = "too easy"
+    CHECK_KEY = N_("check the key")
+    NEGATIVE = N_("negative discrimination")
+    REPORTED = N_("reported")
+    TOO_HARD = N_("too hard")
+    DEAD_OPTION = N_("dead option")
+    TOO_EASY = N_("too easy")
 
 
 SEVERITY = {flag: len(Flag) - index for index, flag in enumerate(Flag)}
@@ -70,8 +76,16 @@ def share(count: int, total: int) -> float:
 
 @dataclass(frozen=True)
 class Finding:
+    """A flag and why: `message` (English, with named placeholders) and its
+    `values`, so the texts can say it in the reader's language."""
+
     flag: Flag
-    reason: str
+    message: str
+    values: Mapping[str, object] = field(default_factory=dict)
+
+    @property
+    def reason(self) -> str:
+        return self.message.format(**self.values)
 
 
 def findings(
@@ -82,7 +96,9 @@ def findings(
     order); `labels`: each option's letter as members saw it in bank order."""
     found: list[Finding] = []
     if open_reports >= MIN_REPORTS:
-        found.append(Finding(Flag.REPORTED, f"{open_reports} open reports from members"))
+        found.append(
+            Finding(Flag.REPORTED, N_("{count} open reports from members"), {"count": open_reports})
+        )
     if counts.answered < MIN_ANSWERS:
         return found
     right = counts.difficulty
@@ -95,10 +111,18 @@ def findings(
             found.append(
                 Finding(
                     Flag.CHECK_KEY,
-                    f"the strongest members chose {labels[rival]} "
-                    f"({_percent(share(counts.upper_votes[rival], counts.upper_answered))}) "
-                    f"over the key {labels[key]} "
-                    f"({_percent(share(keyed, counts.upper_answered))})",
+                    N_(
+                        "the strongest members chose {rival} ({rival_share}) over the key "
+                        "{key} ({key_share})"
+                    ),
+                    {
+                        "rival": labels[rival],
+                        "rival_share": _percent(
+                            share(counts.upper_votes[rival], counts.upper_answered)
+                        ),
+                        "key": labels[key],
+                        "key_share": _percent(share(keyed, counts.upper_answered)),
+                    },
                 )
             )
     discrimination = counts.discrimination
@@ -110,9 +134,14 @@ def findings(
         found.append(
             Finding(
                 Flag.NEGATIVE,
-                f"the strongest members got it right less often "
-                f"({_percent(counts.upper_share or 0.0)}) than the weakest "
-                f"({_percent(counts.lower_share or 0.0)})",
+                N_(
+                    "the strongest members got it right less often ({upper}) than the "
+                    "weakest ({lower})"
+                ),
+                {
+                    "upper": _percent(counts.upper_share or 0.0),
+                    "lower": _percent(counts.lower_share or 0.0),
+                },
             )
         )
     chance = 1 / options if options else 0.0
@@ -120,7 +149,8 @@ def findings(
         found.append(
             Finding(
                 Flag.TOO_HARD,
-                f"{_percent(right)} right, no better than guessing among {options} options",
+                N_("{share} right, no better than guessing among {options} options"),
+                {"share": _percent(right), "options": options},
             )
         )
     if counts.answered >= MIN_OPTION_ANSWERS:
@@ -134,11 +164,18 @@ def findings(
             found.append(
                 Finding(
                     Flag.DEAD_OPTION,
-                    f"{which} chosen by under {_percent(DEAD_OPTION)} of {counts.answered} answers",
+                    N_("{options} chosen by under {share} of {answers} answers"),
+                    {"options": which, "share": _percent(DEAD_OPTION), "answers": counts.answered},
                 )
             )
     if right >= TOO_EASY:
-        found.append(Finding(Flag.TOO_EASY, f"{_percent(right)} of {counts.answered} right"))
+        found.append(
+            Finding(
+                Flag.TOO_EASY,
+                N_("{share} of {answers} right"),
+                {"share": _percent(right), "answers": counts.answered},
+            )
+        )
     found.sort(key=lambda finding: -SEVERITY[finding.flag])
     return found
 

@@ -162,6 +162,9 @@ class BankFile(BaseModel):
     id: Ident
     title: Annotated[Text, StringConstraints(max_length=100)]
     description: str = ""
+    # The language its questions are written in (`de`, `pt_BR`): `/quiz start`
+    # and daily questions draw from banks in the community's language first.
+    language: Annotated[str, StringConstraints(pattern=r"^[a-z]{2,3}(_[A-Z]{2})?$")] = "en"
     questions: list[Question] = Field(min_length=1)
 
     @model_validator(mode="before")
@@ -194,6 +197,7 @@ class Bank:
     description: str
     questions: tuple[Question, ...]
     path: Path
+    language: str = "en"
 
 
 @dataclass(frozen=True)
@@ -232,15 +236,17 @@ class Catalog:
     def tags(self) -> list[str]:
         return sorted({tag for _, q in self._questions.values() for tag in q.tags})
 
-    def pool(self, bank: str | None = None, tag: str | None = None) -> list[str]:
-        """Question ids matching the filters, in a stable order."""
-        return [
-            q.id
-            for b in self.banks.values()
-            if bank is None or b.id == bank
-            for q in b.questions
-            if tag is None or tag in q.tags
-        ]
+    def pool(
+        self, bank: str | None = None, tag: str | None = None, language: str | None = None
+    ) -> list[str]:
+        """Question ids matching the filters, in a stable order. With `language`
+        and no bank named, the banks in that language only, if any has a match."""
+        banks = [b for b in self.banks.values() if bank is None or b.id == bank]
+        if bank is None and language is not None:
+            own = [b for b in banks if b.language == language]
+            if any(tag is None or tag in q.tags for b in own for q in b.questions):
+                banks = own
+        return [q.id for b in banks for q in b.questions if tag is None or tag in q.tags]
 
 
 class _TooDeep(Exception):
@@ -385,7 +391,14 @@ def parse_bank_text(text: str, path: Path) -> tuple[Bank | None, list[BankProble
         parsed = BankFile.model_validate(raw)
     except ValidationError as exc:
         return None, _problems_from(exc, path, raw, _question_lines(text))
-    bank = Bank(parsed.id, parsed.title, parsed.description, tuple(parsed.questions), path)
+    bank = Bank(
+        parsed.id,
+        parsed.title,
+        parsed.description,
+        tuple(parsed.questions),
+        path,
+        parsed.language,
+    )
     return bank, []
 
 

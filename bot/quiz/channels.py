@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from datetime import datetime, timedelta
 
 from bot.chat import Command, DeliveryError, OutMessage, Target
 from bot.clock import Clock
@@ -20,6 +21,7 @@ from bot.domain.rules import (
     in_range,
 )
 from bot.domain.schedule_rules import ScheduleError, parse_zone
+from bot.i18n import DEFAULT, speaking, supported
 from bot.quiz import texts
 from bot.quiz.connections import Connections
 from bot.quiz.delivery import within_deadline
@@ -41,6 +43,10 @@ NUMBER_SETTINGS = {
 # Channel records kept in memory, the most recently used; a channel read again
 # after it was dropped costs one database round trip.
 CHANNEL_CACHE_SIZE = 10_000
+COMMUNITY_CACHE_SIZE = 10_000
+# Another process may change a community's language (`config set` lands on one
+# shard): a cached language is read again after this long.
+LANGUAGE_TTL = timedelta(minutes=1)
 CLEAR_WORDS = {"none", "off", "-", "clear"}
 ON_OFF = {"on": True, "off": False, "yes": True, "no": False, "true": True, "false": False}
 
@@ -90,6 +96,8 @@ class ChannelSettings:
         self.connections = connections
         self.clock = clock
         self.cache = ChannelCache()
+        # Community languages, the most recently used kept (like the channels).
+        self._languages: OrderedDict[tuple[str, str], tuple[datetime, str]] = OrderedDict()
 
     async def channel(self, target: Target) -> ChannelInfo:
         """The channel's settings, created on first use (cached: this process
@@ -99,6 +107,33 @@ class ChannelSettings:
             info = await self.store.channel(target, self.clock.now())
             self.cache.remember(info)
         return info
+
+    async def language(self, target: Target) -> str:
+        """The language of the community's channel posts (`config set language`)."""
+        key = (target.platform, target.community)
+        cached = self._languages.get(key)
+        if cached is not None and self.clock.now() - cached[0] < LANGUAGE_TTL:
+            self._languages.move_to_end(key)
+            return cached[1]
+        stored = await self.store.community_language(target.platform, target.community)
+        found = supported(stored) or DEFAULT
+        self._remember_language(key, found)
+        return found
+
+    def _remember_language(self, key: tuple[str, str], language: str) -> None:
+        self._languages[key] = (self.clock.now(), language)
+        self._languages.move_to_end(key)
+        while len(self._languages) > COMMUNITY_CACHE_SIZE:
+            self._languages.popitem(last=False)
+
+    async def set_language(self, target: Target, value: str) -> str | None:
+        """Set the community's language; None when the code is not one we speak."""
+        code = supported(value)
+        if code is None:
+            return None
+        await self.store.set_community_language(target.platform, target.community, code)
+        self._remember_language((target.platform, target.community), code)
+        return code
 
     async def target_of(self, channel_id: int) -> Target:
         info = self.cache.by_id(channel_id)
@@ -110,13 +145,19 @@ class ChannelSettings:
         """`config show` (no key) or `config set <key> <value>`."""
         channel = await self.channel(target)
         if key is None:
-            return texts.settings.channel_settings(channel)
+            return texts.settings.channel_settings(channel, await self.language(target))
         key = key.lower()
         if key not in SETTINGS and key not in SETTING_ALIASES:
             return texts.settings.unknown_setting(key)
         if value is None or not value.strip():
             return texts.settings.setting_needs_value(key)
         value = value.strip()
+        if key == "language":
+            code = await self.set_language(target, value)
+            if code is None:
+                return texts.settings.unknown_language(value)
+            # The reply is in the new language where the member has none of their own.
+            return texts.settings.setting_changed(key, channel, code)
         if key in ("moderator-role", "moderator-group"):
             cleared = value.lower() in CLEAR_WORDS
             role = None if cleared else value.lstrip("@")
@@ -124,20 +165,20 @@ class ChannelSettings:
         elif key == "mentions":
             switch = ON_OFF.get(value.lower())
             if switch is None:
-                return texts.common.not_one_of("mentions", "on or off", value)
+                return texts.common.not_one_of("mentions", ("on", "off"), value)
             channel = await self.update_channel(channel, mentions=switch)
         elif key == "reading-time":
             switch = ON_OFF.get(value.lower())
             if switch is None:
-                return texts.common.not_one_of("reading-time", "on or off", value)
+                return texts.common.not_one_of("reading-time", ("on", "off"), value)
             channel = await self.update_channel(channel, reading_time=switch)
         elif key == "mode":
             if value.lower() not in MODES:
-                return texts.common.not_one_of("mode", " or ".join(MODES), value)
+                return texts.common.not_one_of("mode", MODES, value)
             channel = await self.update_channel(channel, mode=value.lower())
         elif key == "daily-pick":
             if value.lower() not in DAILY_PICKS:
-                return texts.common.not_one_of("daily-pick", " or ".join(DAILY_PICKS), value)
+                return texts.common.not_one_of("daily-pick", DAILY_PICKS, value)
             channel = await self.update_channel(channel, daily_pick=value.lower())
         elif key == "timezone":
             if not _known_zone(value):
@@ -151,7 +192,7 @@ class ChannelSettings:
             if not in_range(number, low, high):
                 return texts.common.out_of_range(label, number, low, high)
             channel = await self.update_channel(channel, **{column: number})
-        return texts.settings.setting_changed(key, channel)
+        return texts.settings.setting_changed(key, channel, await self.language(target))
 
     async def update_channel(
         self, channel: ChannelInfo, **values: str | bool | int | None
@@ -196,7 +237,9 @@ class ChannelSettings:
             return
         try:
             names = await self.names(target, list(users)) if users else None
-            await within_deadline(adapter.send(target, build(adapter.dialect, names)))
+            with speaking(await self.language(target)):  # a channel post: the community's
+                message = build(adapter.dialect, names)
+                await within_deadline(adapter.send(target, message))
         except DeliveryError as error:
             log.warning("cannot post %s in %s: %s", what, target, error)
             await self.delivery_failed(target, error)
@@ -232,6 +275,7 @@ SETTINGS = (
     "mode",
     "reading-time",
     "daily-pick",
+    "language",
 )
 MODES = ("compete", "study")
 DAILY_PICKS = ("shuffle", "adaptive")  # the deck, or what the channel needs (daily_pick.py)

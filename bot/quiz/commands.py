@@ -97,12 +97,12 @@ class Commands:
         if spec is not None and spec.community_wide:
             if await event.by_moderator(None):
                 return None
-            action = texts.usage.MODERATOR_ACTIONS[command_name]
+            action = texts.usage.moderator_action(command_name)
             return texts.common.not_community_moderator(action)
         channel = await self.channels.channel(event.target)
         if await event.by_moderator(channel.moderator_role):
             return None
-        action = texts.usage.MODERATOR_ACTIONS[command_name]
+        action = texts.usage.moderator_action(command_name)
         return texts.common.not_moderator(action, channel.moderator_role)
 
     async def dashboard(self, command: Command) -> OutMessage:

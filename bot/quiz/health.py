@@ -8,6 +8,7 @@ import logging
 
 from bot.chat import Command, FormReply, FormSubmission, Interaction, OutMessage, Target
 from bot.domain.item_analysis import MIN_REPORTS, ItemCounts, findings, severity
+from bot.i18n import speaking
 from bot.quiz import buttons, texts
 from bot.quiz.context import Context
 from bot.quiz.delivery import within_deadline
@@ -120,7 +121,10 @@ class QuestionHealth:
             return await self.queue(target, note=texts.health.already_resolved())
         if status == "removed":
             self.ctx.questions.changed(target)
-        await self._tell_reporter(done, texts.health.reporter_told(done, status))
+        # The reporter is not in this exchange: the community's language.
+        with speaking(await self.ctx.channels.language(target)):
+            told = texts.health.reporter_told(done, status)
+        await self._tell_reporter(done, told)
         return await self.queue(target, note=texts.health.resolved_note(done, status))
 
     async def restore(self, target: Target, question_id: str) -> OutMessage:

@@ -81,7 +81,8 @@ class LiveQuizzes:
             return texts.teams.teams_out_of_range(teams, MIN_TEAMS, MAX_TEAMS)
         if not self.ctx.questions.known_bank(bank):
             return texts.live.unknown_bank(bank or "", self.ctx.questions.bank_names())
-        pool = await self.ctx.questions.pool(target, bank, tag)
+        language = await self.ctx.channels.language(target)
+        pool = await self.ctx.questions.pool(target, bank, tag, language)
         if not pool:
             return texts.live.no_questions(bank, tag)
 

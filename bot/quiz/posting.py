@@ -14,6 +14,7 @@ from datetime import timedelta
 
 from bot.chat import DeliveryError, MessageRef
 from bot.domain.records import PostInfo
+from bot.i18n import speaking
 from bot.quiz import texts
 from bot.quiz.context import Context
 from bot.quiz.delivery import (
@@ -129,11 +130,13 @@ class Posting:
         try:
             if adapter is None:
                 raise DeliveryError(f"no {post.target.platform} connection here")
-            message = replace(
-                texts.questions.question(view, adapter.dialect),
-                idempotency_key=f"qm-post-{post.id}",
-            )
-            ref = await within_deadline(adapter.send(post.target, message))
+            # The adapter lays the message out (its closing line) in the same language.
+            with speaking(await self.ctx.channels.language(post.target)):
+                message = replace(
+                    texts.questions.question(view, adapter.dialect),
+                    idempotency_key=f"qm-post-{post.id}",
+                )
+                ref = await within_deadline(adapter.send(post.target, message))
         except DeliveryError as error:
             problem = str(error) or type(error).__name__
             if error.permanent:
@@ -246,21 +249,20 @@ class Posting:
                     + [u for u, _ in leaders or []]
                     + [row.user_id for row in points[: texts.questions.POINTS_SHOWN]],
                 )
-                await within_deadline(
-                    adapter.edit(
-                        MessageRef(post.target, post.message_id),
-                        texts.questions.reveal(
-                            view,
-                            post.correct_slot,
-                            tally,
-                            adapter.dialect,
-                            names,
-                            leaders,
-                            points,
-                            teams,
-                        ),
+                with speaking(await self.ctx.channels.language(post.target)):
+                    revealed = texts.questions.reveal(
+                        view,
+                        post.correct_slot,
+                        tally,
+                        adapter.dialect,
+                        names,
+                        leaders,
+                        points,
+                        teams,
                     )
-                )
+                    await within_deadline(
+                        adapter.edit(MessageRef(post.target, post.message_id), revealed)
+                    )
             except DeliveryError as error:
                 log.warning("cannot reveal post %s in %s: %s", post.id, post.target, error)
                 if not error.permanent:

@@ -75,10 +75,13 @@ class Questions:
     def known_bank(self, bank: str | None) -> bool:
         return bank is None or bank == COMMUNITY_BANK or bank in self.catalog.banks
 
-    async def pool(self, target: Target, bank: str | None, tag: str | None) -> list[str]:
+    async def pool(
+        self, target: Target, bank: str | None, tag: str | None, language: str | None = None
+    ) -> list[str]:
         """Question ids this channel may draw, in a stable order: the file banks'
-        and its own community's (with no bank named, or bank `community`)."""
-        found = [] if bank == COMMUNITY_BANK else self.catalog.pool(bank, tag)
+        (those in `language` first, see Catalog.pool) and its own community's
+        (with no bank named, or bank `community`)."""
+        found = [] if bank == COMMUNITY_BANK else self.catalog.pool(bank, tag, language)
         if bank is None or bank == COMMUNITY_BANK:
             for question_id in await self._community_ids(target):
                 question = self._cached.get(question_id)

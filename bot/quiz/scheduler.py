@@ -297,7 +297,8 @@ class Scheduler:
         `publish_by` (the end of the grace window); a crash after the claim
         leaves the post for the next start."""
         channel = schedule.channel
-        pool = await self.ctx.questions.pool(channel.target, schedule.bank, schedule.tag)
+        language = await self.ctx.channels.language(channel.target)
+        pool = await self.ctx.questions.pool(channel.target, schedule.bank, schedule.tag, language)
         if not pool:
             log.warning("no questions for the daily post in %s", channel.target)
             await self.ctx.repository.schedules.claim_schedule(schedule.id, *claim)

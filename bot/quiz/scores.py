@@ -16,6 +16,7 @@ from bot.domain.rules import (
     period_key,
     zone_or_utc,
 )
+from bot.i18n import speaking
 from bot.quiz import texts
 from bot.quiz.channels import ChannelSettings
 from bot.quiz.questions import Questions
@@ -52,18 +53,21 @@ class Scores:
     async def leaderboard(self, target: Target, scope_word: str, period_word: str) -> OutMessage:
         scope = SCOPE_WORDS.get(scope_word.lower())
         if scope is None:
-            return texts.common.not_one_of("scope", "channel or server", scope_word)
+            return texts.common.not_one_of("scope", ("channel", "server"), scope_word)
         channel = await self.channels.channel(target)
         if period_word.lower() == "streaks":
             board = await self.store.streak_board(channel.id, LEADERBOARD_SIZE)
             streak_names = await self.channels.names(target, [user for user, _ in board])
-            return texts.boards.streak_board(
-                board, self.channels.connections.dialect(target), streak_names
-            )
+            with speaking(await self.channels.language(target)):  # public: the channel's
+                return texts.boards.streak_board(
+                    board, self.channels.connections.dialect(target), streak_names
+                )
         try:
             period = Period(period_word.lower())
         except ValueError:
-            return texts.common.not_one_of("period", "week, month, all or streaks", period_word)
+            return texts.common.not_one_of(
+                "period", ("week", "month", "all", "streaks"), period_word
+            )
         rows = await self.store.leaderboard(
             platform=target.platform,
             community=target.community,
@@ -73,9 +77,10 @@ class Scores:
             limit=LEADERBOARD_SIZE,
         )
         names = await self.channels.names(target, [row.user_id for row in rows])
-        return texts.boards.leaderboard(
-            rows, self.channels.connections.dialect(target), scope, period, names
-        )
+        with speaking(await self.channels.language(target)):  # public: the channel's language
+            return texts.boards.leaderboard(
+                rows, self.channels.connections.dialect(target), scope, period, names
+            )
 
     async def stats_view(
         self, target: Target, user_id: str, *, own: bool = True

@@ -30,6 +30,7 @@ from bot.chat import Adapter, Command, FormReply, FormSubmission, Interaction, O
 from bot.clock import Clock
 from bot.domain.records import ChannelInfo
 from bot.domain.rules import is_valid_id
+from bot.i18n import speaking, supported
 from bot.metrics import Metrics, StateCounts
 from bot.quiz import texts
 from bot.quiz.answers import Answers
@@ -112,7 +113,9 @@ class QuizService:
             self.answer_writer,
             wakeup,
         )
-        self.submissions = Submissions(repository.submissions, questions, self.connections, clock)
+        self.submissions = Submissions(
+            repository.submissions, questions, self.connections, clock, self.channels.language
+        )
         self.health = QuestionHealth(context)
         # Each service has its own registry, so a feature (or a test) can add to it.
         self.surface = declared_surface()
@@ -148,11 +151,12 @@ class QuizService:
         if not _valid_ids(command.target, command.user_id):
             return texts.common.malformed_id()
         self.metrics.command(command, self.surface.commands)
-        try:
-            return await self.commands.run(command)
-        except Exception:
-            log.exception("command %s failed in %s", command.name, command.target)
-            return texts.common.failure()
+        with speaking(await self.member_language(command.target, command.locale)):
+            try:
+                return await self.commands.run(command)
+            except Exception:
+                log.exception("command %s failed in %s", command.name, command.target)
+                return texts.common.failure()
 
     async def handle_click(self, interaction: Interaction) -> OutMessage:
         """Record a button click; the result is the private reply to the clicker.
@@ -165,21 +169,35 @@ class QuizService:
         answer = found is not None and found[0].kind.answer
         if answer:
             self.metrics.click(interaction)
-        try:
-            return await self.commands.click(interaction, found)
-        except Exception:
-            log.exception("click %s failed in %s", interaction.custom_id, interaction.target)
-            return texts.questions.answer_not_counted() if answer else texts.common.failure()
+        with speaking(await self.member_language(interaction.target, interaction.locale)):
+            try:
+                return await self.commands.click(interaction, found)
+            except Exception:
+                log.exception("click %s failed in %s", interaction.custom_id, interaction.target)
+                return texts.questions.answer_not_counted() if answer else texts.common.failure()
 
     async def handle_form(self, form: FormSubmission) -> FormReply:
         """A submitted form (a question, a rejection's reason)."""
         if not _valid_ids(form.target, form.user_id):
             return FormReply({}, texts.common.malformed_id())
+        with speaking(await self.member_language(form.target, form.locale)):
+            try:
+                return await self.commands.form(form)
+            except Exception:
+                log.exception("form %s failed in %s", form.form_id, form.target)
+                return FormReply({}, texts.common.failure())
+
+    async def member_language(self, target: Target, locale: str | None) -> str:
+        """A private reply's language: the member's own where we ship it, else
+        the community's (a failed look-up must not cost the reply)."""
+        own = supported(locale)
+        if own is not None:
+            return own
         try:
-            return await self.commands.form(form)
+            return await self.channels.language(target)
         except Exception:
-            log.exception("form %s failed in %s", form.form_id, form.target)
-            return FormReply({}, texts.common.failure())
+            log.warning("could not read the language of %s", target, exc_info=True)
+            return "en"
 
     # -- a community's installation --------------------------------------------
 

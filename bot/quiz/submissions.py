@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from pydantic import ValidationError
 
 from bot.chat import Command, FormReply, FormSubmission, Interaction, OutMessage, Target
 from bot.clock import Clock
+from bot.i18n import DEFAULT, speaking
 from bot.quiz import buttons, texts
 from bot.quiz.bank import Question
 from bot.quiz.connections import Connections
@@ -40,11 +41,9 @@ def parse_submission(values: Mapping[str, str]) -> tuple[dict[str, Any] | None, 
     problems by form field. Options are one per line; the answer is a letter;
     tags are separated by commas, semicolons or spaces."""
     errors: dict[str, str] = {}
-    for spec in texts.submissions.SUBMISSION_FIELDS:
+    for spec in texts.submissions.submission_fields():
         if len(values.get(spec.key, "").strip()) > spec.max_length:
-            errors[spec.key] = texts.submissions.field_problem(
-                spec.key, f"at most {spec.max_length} characters"
-            )
+            errors[spec.key] = texts.submissions.too_long(spec.max_length)
     if errors:
         return None, errors
     options = [line.strip() for line in values.get("options", "").splitlines() if line.strip()]
@@ -90,11 +89,14 @@ class Submissions:
         questions: Questions,
         connections: Connections,
         clock: Clock,
+        language: Callable[[Target], Awaitable[str]] | None = None,
     ) -> None:
         self.store = store
         self.questions = questions
         self.connections = connections
         self.clock = clock
+        # The community's language: an author not in the exchange hears it in that.
+        self.language = language
 
     # -- members ------------------------------------------------------------------
 
@@ -126,7 +128,7 @@ class Submissions:
                     # Only the form's own fields, each cut to what its box holds.
                     values={
                         spec.key: form.values.get(spec.key, "")[: spec.max_length]
-                        for spec in texts.submissions.SUBMISSION_FIELDS
+                        for spec in texts.submissions.submission_fields()
                     },
                     now=self.clock.now(),
                 )
@@ -173,7 +175,8 @@ class Submissions:
         if done is None:
             return await self.queue(target, note=texts.submissions.already_reviewed())
         self.questions.changed(target)
-        accepted = texts.submissions.author_accepted(done, self.connections.dialect(target))
+        with speaking(await self._language(target)):
+            accepted = texts.submissions.author_accepted(done, self.connections.dialect(target))
         await self._tell_author(done, accepted)
         return await self.queue(target, note=texts.submissions.accepted_note(done))
 
@@ -196,7 +199,8 @@ class Submissions:
             return FormReply(
                 {}, await self.queue(target, note=texts.submissions.already_reviewed())
             )
-        rejected = texts.submissions.author_rejected(done, self.connections.dialect(target))
+        with speaking(await self._language(target)):
+            rejected = texts.submissions.author_rejected(done, self.connections.dialect(target))
         await self._tell_author(done, rejected)
         return FormReply({}, await self.queue(target, note=texts.submissions.rejected_note(done)))
 
@@ -216,6 +220,9 @@ class Submissions:
             return texts.submissions.not_a_community_question(wanted)
         self.questions.changed(target)
         return texts.submissions.question_removed(removed.question_id)
+
+    async def _language(self, target: Target) -> str:
+        return DEFAULT if self.language is None else await self.language(target)
 
     async def _tell_author(self, submission: SubmissionInfo, message: OutMessage) -> None:
         """A private word to the author; a closed DM is logged, not retried (the

@@ -9,7 +9,7 @@ from sqlalchemy import select, update
 from bot.chat import Target
 from bot.domain.records import ChannelInfo
 from bot.storage.base import Store, channel_info, rowcount
-from bot.storage.models import Channel
+from bot.storage.models import Channel, Community
 
 
 class ChannelStore(Store):
@@ -42,6 +42,22 @@ class ChannelStore(Store):
 
     async def set_channel_timezone(self, channel_id: int, zone: str) -> None:
         await self.update_channel(channel_id, timezone=zone)
+
+    async def community_language(self, platform: str, community: str) -> str | None:
+        """The community's language of channel posts, None where none was set."""
+        async with self._reads() as session:
+            row = await session.get(Community, (platform, community))
+            return None if row is None else row.language
+
+    async def set_community_language(self, platform: str, community: str, language: str) -> None:
+        async with self._sessions.begin() as session:
+            await session.execute(
+                self._insert(Community)
+                .values(platform=platform, community=community, language=language)
+                .on_conflict_do_update(
+                    index_elements=["platform", "community"], set_={"language": language}
+                )
+            )
 
     async def set_community_problem(
         self, platform: str, community: str, problem: str | None

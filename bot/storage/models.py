@@ -83,6 +83,19 @@ class Channel(Base):
     created_at: Mapped[datetime]
 
 
+class Community(Base):
+    """A Discord server or Slack workspace, with the settings that hold for all
+    its channels (a row only once one is set)."""
+
+    __tablename__ = "communities"
+
+    platform: Mapped[str] = mapped_column(String(16), primary_key=True)
+    community: Mapped[str] = mapped_column(String(64), primary_key=True)
+    # The language of channel posts (bot/i18n.py LANGUAGES); private replies
+    # follow each member's own.
+    language: Mapped[str] = mapped_column(String(16), default="en", server_default="en")
+
+
 class Quiz(Base):
     """A live quiz: its questions are chosen at start, `posted` counts those sent."""
 

@@ -8,13 +8,16 @@ script; the period switch is a link, the charts inline SVG."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import jinja2
 from aiohttp import web
 
+from bot.chat import Target
 from bot.health import Mount
+from bot.i18n import DEFAULT, day_and_time, language, speaking, supported, t, tn
 from bot.metrics import CONTENT_TYPE
 from bot.quiz.service import QuizService
 from bot.web.links import PREFIX, DashboardLinks
@@ -29,6 +32,8 @@ from bot.web.views import (
 )
 
 log = logging.getLogger(__name__)
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 HERE = Path(__file__).resolve().parent
 SECURITY_HEADERS = {
@@ -46,13 +51,44 @@ SECURITY_HEADERS = {
 
 
 def template_environment() -> jinja2.Environment:
-    return jinja2.Environment(
+    environment = jinja2.Environment(
         loader=jinja2.PackageLoader("bot.web", "templates"),
         autoescape=jinja2.select_autoescape(["html"]),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
+        extensions=["jinja2.ext.i18n"],
     )
+    # `_()` and `ngettext()` are the catalogs' t() and tn(): named `{placeholders}`,
+    # in the language `speaking()` set around the rendering.
+    environment.install_gettext_callables(t, tn, newstyle=False)  # type: ignore[attr-defined]
+    environment.filters["day_and_time"] = day_and_time  # names and order of the language
+    return environment
+
+
+def page_language(request: web.Request, community_language: str) -> str:
+    """The chrome's language: the browser's first Accept-Language we ship, else
+    the language of the link's community."""
+    for part in sorted(
+        _weighted(request.headers.get("Accept-Language", "")), key=lambda pair: -pair[1]
+    ):
+        code = supported(part[0])
+        if code is not None:
+            return code
+    return community_language
+
+
+def _weighted(header: str) -> list[tuple[str, float]]:
+    found = []
+    for item in header.split(",")[:20]:  # a header is the visitor's text: bounded
+        code, _, weight = item.strip().partition(";q=")
+        try:
+            quality = float(weight) if weight else 1.0
+        except ValueError:
+            continue
+        if code and code != "*":
+            found.append((code.strip(), quality))
+    return found
 
 
 class Dashboard:
@@ -66,10 +102,10 @@ class Dashboard:
 
     def mount(self, app: web.Application) -> None:
         base = PREFIX + "/{platform}/{community}"
-        app.router.add_get(base, self.community)
-        app.router.add_get(base + "/questions", self.questions)
-        app.router.add_get(base + "/questions/{question_id}", self.question)
-        app.router.add_get(base + "/me", self.member)
+        app.router.add_get(base, self._speaking(self.community))
+        app.router.add_get(base + "/questions", self._speaking(self.questions))
+        app.router.add_get(base + "/questions/{question_id}", self._speaking(self.question))
+        app.router.add_get(base + "/me", self._speaking(self.member))
         app.router.add_static(PREFIX + "/static", HERE / "static", append_version=False)
 
     async def community(self, request: web.Request) -> web.Response:
@@ -98,7 +134,9 @@ class Dashboard:
         page = await self.views.question_health(grant.platform, grant.community, question_id)
         if page is None:
             body = self._render(
-                "refused.html", title="No such question", reason="No bank has that question."
+                "refused.html",
+                title=t("No such question"),
+                reason=t("No bank has that question."),
             )
             raise web.HTTPNotFound(text=body, content_type="text/html", headers=SECURITY_HEADERS)
         return self._page(request, "question.html", grant, "questions", page=page, period="")
@@ -106,14 +144,31 @@ class Dashboard:
     async def member(self, request: web.Request) -> web.Response:
         grant = self._grant(request)
         if grant.member is None:
-            raise self._refused("This link opens the community's pages, not a member's own.")
+            raise self._refused(t("This link opens the community's pages, not a member's own."))
         issued = grant.expires - self.signer.lifetime
         if await self.service.repository.forgotten_since(grant.platform, grant.member, issued):
-            raise self._refused("This link was issued before its member asked to be forgotten.")
+            raise self._refused(t("This link was issued before its member asked to be forgotten."))
         page = await self.views.member(grant.platform, grant.community, grant.member)
         return self._page(request, "member.html", grant, "me", page=page, period="")
 
     # -- helpers ----------------------------------------------------------------------
+
+    def _speaking(self, handler: Handler) -> Handler:
+        """The page, refusals included, in `page_language` (looked up once per request)."""
+
+        async def in_language(request: web.Request) -> web.StreamResponse:
+            where = Target(
+                request.match_info.get("platform", ""), request.match_info.get("community", ""), ""
+            )
+            try:
+                community = await self.service.channels.language(where)
+            except Exception:
+                log.warning("could not read the language of %s", where, exc_info=True)
+                community = DEFAULT
+            with speaking(page_language(request, community)):
+                return await handler(request)
+
+        return in_language
 
     def _grant(self, request: web.Request) -> Grant:
         platform = request.match_info["platform"]
@@ -121,8 +176,10 @@ class Dashboard:
         grant = self.signer.verify(request.query.get("t"), platform, community)
         if grant is None:
             raise self._refused(
-                "This link is not valid: it may have expired (links last 24 hours), "
-                "or be for another community."
+                t(
+                    "This link is not valid: it may have expired (links last 24 hours), "
+                    "or be for another community."
+                )
             )
         return grant
 
@@ -131,14 +188,14 @@ class Dashboard:
         if chosen not in allowed:
             body = self._render(
                 "refused.html",
-                title="Unknown period",
-                reason=f"The period must be one of: {', '.join(allowed)}.",
+                title=t("Unknown period"),
+                reason=t("The period must be one of: {periods}.", periods=", ".join(allowed)),
             )
             raise web.HTTPBadRequest(text=body, content_type="text/html", headers=SECURITY_HEADERS)
         return chosen
 
     def _refused(self, reason: str) -> web.HTTPForbidden:
-        body = self._render("refused.html", title="Link not valid", reason=reason)
+        body = self._render("refused.html", title=t("Link not valid"), reason=reason)
         return web.HTTPForbidden(text=body, content_type="text/html", headers=SECURITY_HEADERS)
 
     def _page(
@@ -160,6 +217,7 @@ class Dashboard:
 
     def _render(self, name: str, **values: Any) -> str:
         values.setdefault("static", PREFIX + "/static")
+        values.setdefault("lang", language().replace("_", "-"))
         return self.templates.get_template(name).render(**values)
 
 

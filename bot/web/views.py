@@ -20,6 +20,7 @@ from bot.domain.rules import (
     period_window,
     zone_or_utc,
 )
+from bot.i18n import N_, t
 from bot.quiz import texts
 from bot.quiz.bank import LETTERS
 from bot.quiz.service import QuizService
@@ -30,10 +31,10 @@ log = logging.getLogger(__name__)
 BOARD_PERIODS = ("week", "month", "all", "streaks")
 QUESTION_PERIODS = ("week", "month", "all")
 PERIOD_TITLES = {
-    "week": "This week",
-    "month": "This month",
-    "all": "All time",
-    "streaks": "Daily streaks",
+    "week": N_("This week"),
+    "month": N_("This month"),
+    "all": N_("All time"),
+    "streaks": N_("Daily streaks"),
 }
 HARDEST = 10
 # A question needs this many answers in the period to count among the hardest.
@@ -214,13 +215,13 @@ class DashboardViews:
         names = await self.names(target, users)
         top = _rank_rows(wide, names)
         chart = charts.bar_chart(
-            "Points of the top ten", [(row.name, row.points, f"{row.points:,}") for row in top]
+            t("Points of the top ten"), [(row.name, row.points, f"{row.points:,}") for row in top]
         )
         boards = [
             Board(_channel_title(channel), _rank_rows(per_channel[channel.id], names))
             for channel in channels
         ]
-        title = f"The whole community · {PERIOD_TITLES[period]}"
+        title = t("The whole community · {period}", period=t(PERIOD_TITLES[period]))
         return CommunityPage(period, Board(title, top), chart, boards)
 
     # -- the questions ---------------------------------------------------------------
@@ -268,7 +269,7 @@ class DashboardViews:
         tag_chart = None
         if tag_rows:
             tag_chart = charts.bar_chart(
-                "Share answered right, per tag",
+                t("Share answered right, per tag"),
                 [(tag, c / n, f"{c / n:.0%}") for tag, (n, c) in tag_rows],
                 full=1.0,
                 tones=[charts.share_tone(c / n) for _, (n, c) in tag_rows],
@@ -276,7 +277,7 @@ class DashboardViews:
         hardest_chart = None
         if hardest:
             hardest_chart = charts.bar_chart(
-                "Hardest questions: share answered right",
+                t("Hardest questions: share answered right"),
                 # Labelled by id: the list under the charts gives each prompt in full.
                 [(line.question_id, line.share, f"{line.share:.0%}") for line in hardest],
                 full=1.0,
@@ -298,7 +299,9 @@ class DashboardViews:
     async def _flags(self, platform: str, community: str) -> dict[str, list[str]]:
         """Each flagged question's flags (all time: flags judge the question)."""
         judged = await self.service.health.every_question(platform, community)
-        return {item.question_id: [f.flag.value for f in item.found] for item in judged}
+        return {
+            item.question_id: [texts.health.flag_name(f) for f in item.found] for item in judged
+        }
 
     async def question_health(
         self, platform: str, community: str, question_id: str
@@ -315,9 +318,9 @@ class DashboardViews:
             rows: list[tuple[str, float, str]] = []
             tones: list[str] = []
             groups = (
-                ("all", counts.votes, counts.answered),
-                ("strongest 27 %", counts.upper_votes, counts.upper_answered),
-                ("weakest 27 %", counts.lower_votes, counts.lower_answered),
+                (t("all"), counts.votes, counts.answered),
+                (t("strongest 27 %"), counts.upper_votes, counts.upper_answered),
+                (t("weakest 27 %"), counts.lower_votes, counts.lower_answered),
             )
             for index in range(len(question.options)):
                 letter = texts.health.option_label(question, index)
@@ -326,7 +329,7 @@ class DashboardViews:
                     rows.append((f"{letter} · {name}", share, f"{share:.0%}" if total else "–"))
                     tones.append("good" if index == question.answer_index else "plain")
             chart = charts.bar_chart(
-                "Who chose each option: everyone, the strongest and the weakest 27 %",
+                t("Who chose each option: everyone, the strongest and the weakest 27 %"),
                 rows,
                 full=1.0,
                 tones=tones,
@@ -335,7 +338,7 @@ class DashboardViews:
             question_id,
             question.prompt,
             summary,
-            [(f.flag.value, f.reason) for f in judged.found],
+            [(texts.health.flag_name(f), texts.health.finding_reason(f)) for f in judged.found],
             chart,
             [
                 (texts.health.option_label(question, i), text, i == question.answer_index)
@@ -366,8 +369,11 @@ class DashboardViews:
         tag_chart = None
         if tags:
             tag_chart = charts.bar_chart(
-                "Your share answered right, per tag",
-                [(tag, c / n, f"{c / n:.0%} of {n}") for tag, n, c in tags],
+                t("Your share answered right, per tag"),
+                [
+                    (tag, c / n, t("{share} of {count}", share=f"{c / n:.0%}", count=n))
+                    for tag, n, c in tags
+                ],
                 full=1.0,
                 tones=[charts.share_tone(c / n) for _, n, c in tags],
             )
@@ -386,7 +392,7 @@ class DashboardViews:
             answered=sum(answered for _, answered, _ in record.per_question),
             correct=sum(correct for _, _, correct in record.per_question),
             points=running,
-            points_chart=charts.line_chart("Your points over time", series),
+            points_chart=charts.line_chart(t("Your points over time"), series),
             tag_chart=tag_chart,
             tags=tags,
             streaks=streak_lines,

@@ -273,6 +273,8 @@ class FakeDiscord:
         self.messages: dict[str, dict[str, Any]] = {}  # message id → current payload
         self.guilds: dict[str, Guild] = {}
         self.commands: dict[str, list[dict[str, Any]]] = {}  # "global" or guild id → commands
+        # Each member's client language, sent with their interactions (default en-US).
+        self.member_locales: dict[str, str] = {}
         self.replies: dict[str, Reply] = {}  # interaction token → reply
         self.dm_channels: dict[str, str] = {}  # user id → their DM channel with the bot
         self.failures: list[Failure] = []
@@ -439,7 +441,7 @@ class FakeDiscord:
             "token": token,
             "version": 1,
             "app_permissions": str(BOT_PERMISSIONS),
-            "locale": "en-US",
+            "locale": self.member_locales.get(user_id, "en-US"),
             "guild_locale": "en-US",
             "entitlements": [],
             "authorizing_integration_owners": {"0": guild_id},

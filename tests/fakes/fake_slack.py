@@ -146,6 +146,7 @@ class FakeSlack:
         self.calls: list[Call] = []
         self.responses: list[tuple[str, dict[str, Any]]] = []  # (response_url key, body)
         self.users: dict[str, dict[str, Any]] = {}
+        self.locales: dict[str, str] = {}  # sent only when asked (include_locale)
         self.groups: dict[str, dict[str, Any]] = {}
         self.acks: dict[str, dict[str, Any]] = {}
         self.sockets: list[web.WebSocketResponse] = []
@@ -285,8 +286,15 @@ class FakeSlack:
         }
 
     def add_user(
-        self, user_id: str, name: str, *, admin: bool = False, owner: bool = False
+        self,
+        user_id: str,
+        name: str,
+        *,
+        admin: bool = False,
+        owner: bool = False,
+        locale: str = "en-US",
     ) -> None:
+        self.locales[user_id] = locale
         self.users[user_id] = {
             "id": user_id,
             "team_id": TEAM,
@@ -587,8 +595,13 @@ class FakeSlack:
             self.views.append(opened)
             return {"ok": True, "view": opened}
         if method == "users.info":
-            user = self.users.get(str(params.get("user")))
-            return {"ok": True, "user": user} if user else {"ok": False, "error": "user_not_found"}
+            user_id = str(params.get("user"))
+            user = self.users.get(user_id)
+            if user is None:
+                return {"ok": False, "error": "user_not_found"}
+            if str(params.get("include_locale", "")).lower() in ("1", "true"):
+                user = {**user, "locale": self.locales.get(user_id, "en-US")}
+            return {"ok": True, "user": user}
         if method == "conversations.open":
             user = str(params.get("users", ""))
             if user not in self.users:

@@ -16,6 +16,7 @@ from bot.adapters.console import texts as say
 from bot.adapters.console.dialect import ConsoleDialect
 from bot.adapters.console.screen import Screen
 from bot.chat import ButtonStyle, Command, Form, Interaction, MessageRef, OutMessage, Target
+from bot.i18n import from_environment
 from bot.quiz import texts
 from bot.quiz.buttons import REPORT
 from bot.quiz.surface import declared
@@ -187,7 +188,7 @@ class ConsoleAdapter:
             custom_id = self.last_report
         if custom_id is None:
             return None
-        return Interaction(CONSOLE_TARGET, LOCAL_USER, custom_id)
+        return Interaction(CONSOLE_TARGET, LOCAL_USER, custom_id, locale=from_environment())
 
 
 class LineReader:

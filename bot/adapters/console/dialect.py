@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from bot.dialect import PlainDialect
+from bot.i18n import t
 
 
 class ConsoleDialect(PlainDialect):
@@ -13,4 +14,4 @@ class ConsoleDialect(PlainDialect):
 
     def mention(self, user_id: str, names: Mapping[str, str] | None = None) -> str:
         # Nobody can be pinged in a terminal, so ids stand as they are.
-        return "you" if user_id == self.local_user else user_id
+        return t("you") if user_id == self.local_user else user_id

@@ -10,7 +10,7 @@ from bot.adapters.console import texts as say
 from bot.adapters.console.screen import Screen
 from bot.chat import Form, FormField
 
-CANCEL = "cancel"
+CANCEL = "cancel"  # always stops a form, beside the word of the reader's language
 
 
 async def ask_field(
@@ -23,7 +23,7 @@ async def ask_field(
     typed: list[str] = []
     while True:
         line = await lines.get()
-        if line is None or line.strip().lower() == CANCEL:
+        if line is None or line.strip().lower() in (CANCEL, say.cancel_word().lower()):
             return None
         if field.multiline and line.strip():
             typed.append(line.strip())

@@ -14,6 +14,7 @@ from bot.adapters.console.forms import fill
 from bot.adapters.console.program import program
 from bot.adapters.console.screen import Screen
 from bot.chat import Command, FormSubmission, Interaction, OutMessage
+from bot.i18n import from_environment
 from bot.quiz import texts
 from bot.quiz.service import QuizService
 from bot.quiz.surface.grammar import UsageError, parse
@@ -101,7 +102,9 @@ async def answer_form(service: QuizService, console: ConsoleAdapter, reader: Lin
         return
     values = await fill(form, reader.lines, console.screen)
     while values is not None:
-        submitted = FormSubmission(CONSOLE_TARGET, LOCAL_USER, form.form_id, values)
+        submitted = FormSubmission(
+            CONSOLE_TARGET, LOCAL_USER, form.form_id, values, locale=from_environment()
+        )
         reply = await service.handle_form(submitted)
         if not reply.errors:
             if reply.message is not None:
@@ -114,7 +117,7 @@ async def answer_form(service: QuizService, console: ConsoleAdapter, reader: Lin
 
 def submitted_click(form_id: str) -> Interaction:
     """What a form's reply answers, for the adapter's reply (it needs an event)."""
-    return Interaction(CONSOLE_TARGET, LOCAL_USER, form_id)
+    return Interaction(CONSOLE_TARGET, LOCAL_USER, form_id, locale=from_environment())
 
 
 async def _click(
@@ -143,9 +146,19 @@ async def _offer_reports(
             service,
             console,
             reader,
-            Interaction(CONSOLE_TARGET, LOCAL_USER, reports[int(number) - 1]),
+            Interaction(
+                CONSOLE_TARGET, LOCAL_USER, reports[int(number) - 1], locale=from_environment()
+            ),
         )
         console.screen.info(say.report_which(len(reports)))
+
+
+async def speak_the_terminals_language(service: QuizService) -> None:
+    """The terminal's community is its one player's: its posts (the questions,
+    the reveal) speak the terminal's language, as the replies do."""
+    code = from_environment()
+    if code is not None:
+        await service.channels.set_language(CONSOLE_TARGET, code)
 
 
 async def play(
@@ -164,6 +177,7 @@ async def play(
     # A quiz left running by an interrupted run would block this one: end it
     # quietly, before the console is attached to show it.
     await service.stop(CONSOLE_TARGET)
+    await speak_the_terminals_language(service)
     console = ConsoleAdapter(out, surface=service.surface, single_player=True, screen=screen)
     service.register(console)
     finished = asyncio.Event()
@@ -323,7 +337,9 @@ async def review(
     letter answers; it ends with the last card or the end of input."""
     console = ConsoleAdapter(out, surface=service.surface)
     service.register(console)
-    command = Command("review", CONSOLE_TARGET, LOCAL_USER, args={"count": str(count)})
+    command = Command(
+        "review", CONSOLE_TARGET, LOCAL_USER, args={"count": str(count)}, locale=from_environment()
+    )
     await console.reply_private(command, await service.handle_command(command))
     reader = LineReader(source) if console.open_card else None
     while reader is not None and console.open_card:
@@ -344,7 +360,8 @@ async def local_channel(service: QuizService, stopping: asyncio.Event) -> None:
     console = ConsoleAdapter(surface=service.surface)
     service.register(console)
     await console.reply_private(
-        Command("help", CONSOLE_TARGET, LOCAL_USER), texts.common.console_intro()
+        Command("help", CONSOLE_TARGET, LOCAL_USER, locale=from_environment()),
+        texts.common.console_intro(),
     )
     reader = LineReader()
     while not stopping.is_set():
@@ -364,12 +381,17 @@ async def local_channel(service: QuizService, stopping: asyncio.Event) -> None:
             parsed = parse(line, service.surface)
         except UsageError as problem:
             await console.reply_private(
-                Command("help", CONSOLE_TARGET, LOCAL_USER),
+                Command("help", CONSOLE_TARGET, LOCAL_USER, locale=from_environment()),
                 texts.usage.usage_error(str(problem), service.surface),
             )
             continue
         command = Command(
-            parsed.name, CONSOLE_TARGET, LOCAL_USER, is_moderator=True, args=parsed.args
+            parsed.name,
+            CONSOLE_TARGET,
+            LOCAL_USER,
+            is_moderator=True,
+            args=parsed.args,
+            locale=from_environment(),
         )
         await console.reply_private(command, await service.handle_command(command))
         await answer_form(service, console, reader)

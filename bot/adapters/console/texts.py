@@ -8,74 +8,102 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from bot.i18n import t, tn
+
 
 def letters_hint(letters: Sequence[str]) -> str:
     if len(letters) == 1:
-        return f"type {letters[0]}"
-    return f"type {', '.join(letters[:-1])} or {letters[-1]}"
+        return t("type {letter}", letter=letters[0])
+    return t("type {letters} or {last}", letters=", ".join(letters[:-1]), last=letters[-1])
 
 
 def countdown(seconds_left: int, letters: Sequence[str]) -> str:
-    return f"⏱ {seconds_left} s left · {letters_hint(letters)}, then Enter"
+    return t(
+        "⏱ {seconds} s left · {hint}, then Enter", seconds=seconds_left, hint=letters_hint(letters)
+    )
 
 
 def time_to_answer(seconds: int, letters: Sequence[str]) -> str:
     """The static line where no countdown can be drawn (a pipe, NO_COLOR)."""
-    return f"{seconds} seconds · {letters_hint(letters)}, then Enter"
+    return t("{seconds} seconds · {hint}, then Enter", seconds=seconds, hint=letters_hint(letters))
 
 
 def right(points: int) -> str:
-    return f"✓ Right, +{points} points"
+    return tn("✓ Right, +1 point", "✓ Right, +{count} points", points)
 
 
 def wrong(answer: str) -> str:
-    return f"✗ Not quite: the answer is {answer}"
+    return t("✗ Not quite: the answer is {answer}", answer=answer)
 
 
 def times_up(answer: str) -> str:
-    return f"⏰ Time's up: the answer is {answer}"
+    return t("⏰ Time's up: the answer is {answer}", answer=answer)
 
 
 def running_score(points: int, right_count: int, answered: int) -> str:
-    return f"Score {points} · {right_count}/{answered} right"
+    return t(
+        "Score {points} · {right}/{answered} right",
+        points=points,
+        right=right_count,
+        answered=answered,
+    )
 
 
 def starting(questions: int, seconds: int) -> str:
-    return f"{questions} questions, {seconds} s each · Ctrl-D ends the quiz"
+    return tn(
+        "1 question, {seconds} s · Ctrl-D ends the quiz",
+        "{count} questions, {seconds} s each · Ctrl-D ends the quiz",
+        questions,
+        seconds=seconds,
+    )
 
 
 def data_line(place: str, banks: int, questions: int, legacy: bool) -> str:
     """The one start line: where stats are kept and what was loaded."""
-    kept = f"Stats in {place}"
     if legacy:
-        kept += " (the ./data folder from before; set QUIZ_DATA_DIR to move it)"
-    return f"{kept} · {banks} bank{'s' if banks != 1 else ''}, {questions} questions"
+        kept = t(
+            "Stats in {place} (the ./data folder from before; set `QUIZ_DATA_DIR` to move it)",
+            place=place,
+        )
+    else:
+        kept = t("Stats in {place}", place=place)
+    loaded = (
+        tn("1 bank", "{count} banks", banks)
+        + ", "
+        + tn("1 question", "{count} questions", questions)
+    )
+    return f"{kept} · {loaded}"
 
 
 def end_title() -> str:
-    return "Quiz over"
+    return t("Quiz over")
 
 
 def end_lines(points: int, right_count: int, answered: int, best_run: int) -> list[str]:
     share = f" ({round(100 * right_count / answered)}%)" if answered else ""
-    run = "1 right answer" if best_run == 1 else f"{best_run} right answers in a row"
+    run = tn("1 right answer", "{count} right answers in a row", best_run)
     return [
-        f"Score: {points} points",
-        f"Right: {right_count} of {answered}{share}",
-        f"Best run: {run}" if best_run else "Best run: none this time",
+        t("Score: {points} points", points=points),
+        t("Right: {right} of {answered}{share}", right=right_count, answered=answered, share=share),
+        t("Best run: {run}", run=run) if best_run else t("Best run: none this time"),
     ]
 
 
 def all_time(answered: int, right_count: int, points: int, daily_streak: int) -> str:
     share = f"{round(100 * right_count / answered)}%" if answered else "–"
-    line = f"All time: {answered} answered, {share} right, {points} points"
+    line = t(
+        "All time: {answered} answered, {share} right, {points} points",
+        answered=answered,
+        share=share,
+        points=points,
+    )
     if daily_streak:
-        line += f" · daily streak {daily_streak}"
+        line += " · " + t("daily streak {count}", count=daily_streak)
     return line
 
 
 def review_hint(program: str) -> str:
-    return f"Missed ones come back: {program} review"
+    return t("Missed ones come back: {command}", command=f"`{program} review`")
 
 
 # -- the command line's own voice: flags, not chat commands -----------------------
@@ -129,41 +157,56 @@ def not_migrated(revision: str | None, head: str) -> str:
 # -- forms, asked a field at a time (the terminal has no pop-ups) ------------------
 
 
+def cancel_word() -> str:
+    """What stops a form, in the reader's language (English `cancel` works too)."""
+    return t("cancel")
+
+
 def form_title(title: str) -> str:
-    return f"{title} · type cancel to stop"
+    return t("{title} · type {word} to stop", title=title, word=cancel_word())
 
 
 def form_field(label: str, required: bool, several_lines: bool) -> str:
+    if several_lines and required:
+        return t("{label} · a line each, an empty line ends", label=label)
     if several_lines:
-        ending = "a line each, an empty line ends" if required else "an empty line ends or skips"
-        return f"{label} · {ending}"
-    return label if required else f"{label} · Enter skips"
+        return t("{label} · an empty line ends or skips", label=label)
+    return label if required else t("{label} · Enter skips", label=label)
 
 
 def field_needed(label: str) -> str:
-    return f"{label}: this one is needed (or type cancel)."
+    return t("{label}: this one is needed (or type {word}).", label=label, word=cancel_word())
 
 
 def field_too_long(most: int, got: int) -> str:
-    return f"At most {most} characters here (that was {got}); try a shorter one."
+    return t(
+        "At most {most} characters here (that was {got}); try a shorter one.", most=most, got=got
+    )
 
 
 def form_cancelled() -> str:
-    return "Cancelled; nothing was sent."
+    return t("Cancelled; nothing was sent.")
 
 
 def report_this() -> str:
-    return "Something wrong with this question? Type ! to report it."
+    return t("Something wrong with this question? Type ! to report it.")
 
 
 def report_which(count: int) -> str:
     if count == 1:
-        return "Something wrong with the question? Type ! to report it, or Enter to leave."
-    return (
-        f"Something wrong with a question? Type ! and its number (1-{count}) to report it, "
-        "or Enter to leave."
+        return t("Something wrong with the question? Type ! to report it, or Enter to leave.")
+    return t(
+        "Something wrong with a question? Type ! and its number (1-{count}) to report it, "
+        "or Enter to leave.",
+        count=count,
     )
 
 
 def no_such_question(typed: str, count: int) -> str:
-    return f"{typed!r} is not a question of this game: type ! and a number from 1 to {count}."
+    return t(
+        "{typed} is not a question of this game: type ! and a number from 1 to {count}.",
+        typed=repr(typed),
+        count=count,
+    )
+
+

@@ -23,13 +23,43 @@ from bot.domain.rules import (
     MIN_TEAMS,
 )
 from bot.domain.spaced_repetition import MAX_REVIEW_COUNT, MIN_REVIEW_COUNT
+from bot.i18n import DEFAULT, speaking, supported
 from bot.quiz.bank import Catalog
 from bot.quiz.questions import COMMUNITY_BANK
-from bot.quiz.texts.usage import COMMAND_DESCRIPTIONS as COMMANDS
-from bot.quiz.texts.usage import OPTION_DESCRIPTIONS as OPTIONS
+from bot.quiz.texts.usage import COMMAND_DESCRIPTIONS, OPTION_DESCRIPTIONS, described
 
 Runner = Callable[[discord.Interaction[Any], str, dict[str, str]], Awaitable[None]]
 CHOICES_LIMIT = 25  # Discord shows at most 25 autocomplete choices
+
+
+def localised(msgid: str) -> app_commands.locale_str:
+    """A description: English as Discord's default, its msgid kept for the translator."""
+    with speaking(DEFAULT):
+        english = described(msgid)
+    return app_commands.locale_str(english, msgid=msgid)
+
+
+COMMANDS = {key: localised(msgid) for key, msgid in COMMAND_DESCRIPTIONS.items()}
+OPTIONS = {key: localised(msgid) for key, msgid in OPTION_DESCRIPTIONS.items()}
+
+
+class CatalogTranslator(app_commands.Translator):
+    """The command picker's descriptions from our catalogs, for each Discord
+    client language we ship (`es-ES` and `es-419` both read Spanish)."""
+
+    async def translate(
+        self,
+        string: app_commands.locale_str,
+        locale: discord.Locale,
+        context: app_commands.TranslationContextTypes,
+    ) -> str | None:
+        msgid = string.extras.get("msgid")
+        code = supported(locale.value)
+        if msgid is None or code is None or code == DEFAULT:
+            return None  # Discord shows the English default
+        with speaking(code):
+            text = described(msgid)
+        return text if text != string.message else None
 
 
 def _matching(values: list[str], current: str) -> list[app_commands.Choice[str]]:
@@ -196,6 +226,7 @@ def quiz_group(run: Runner, catalog: Callable[[], Catalog]) -> app_commands.Grou
             "mode",
             "reading-time",
             "daily-pick",
+            "language",
         ],
         value: str,
     ) -> None:

@@ -17,7 +17,7 @@ import yarl
 from discord import app_commands
 
 from bot.adapters.discord import render as discord_render
-from bot.adapters.discord.commands import quiz_group
+from bot.adapters.discord.commands import CatalogTranslator, quiz_group
 from bot.adapters.discord.dialect import DISCORD_DIALECT
 from bot.adapters.discord.shards import ALL_SHARDS, IDENTIFY_INTERVAL, IdentifyPacer, ShardPlan
 from bot.adapters.in_flight import InFlight
@@ -34,6 +34,7 @@ from bot.chat import (
     Target,
 )
 from bot.config import Settings
+from bot.i18n import speaking, t
 from bot.quiz import texts
 from bot.quiz.service import QuizService
 
@@ -84,6 +85,12 @@ def _role_matches(role: discord.Role, wanted: str) -> bool:
         wanted = mention.group(1)
     wanted = wanted.lstrip("@").strip().lower()
     return role.name.lower() == wanted or str(role.id) == wanted
+
+
+def member_locale(interaction: discord.Interaction[Any]) -> str | None:
+    """The member's client language (`es-ES`), which Discord sends with every interaction."""
+    locale = getattr(interaction, "locale", None)
+    return None if locale is None else str(getattr(locale, "value", locale))
 
 
 def moderator_check(interaction: discord.Interaction[Any]) -> ModeratorCheck:
@@ -168,6 +175,7 @@ class QuizClient(discord.AutoShardedClient):
         self.shard_online: dict[int, bool] = {}
         self.tree: app_commands.CommandTree[QuizClient] = QuizTree(self)
         self.tree.add_command(quiz_group(self.run_command, lambda: service.catalog))
+        self.translator = CatalogTranslator()
         # Private-reply channel for `Adapter.reply_private`: id(event) → interaction.
         self.pending: dict[int, discord.Interaction[Any]] = {}
         # Closing: new interactions are asked to retry; those in flight finish.
@@ -212,6 +220,8 @@ class QuizClient(discord.AutoShardedClient):
         await self.pacer.wait(shard_id or 0)
 
     async def setup_hook(self) -> None:
+        # Descriptions in each client language we ship (option names stay English).
+        await self.tree.set_translator(self.translator)
         if not self.plan.registers_commands:
             return  # the process holding shard 0 syncs /quiz for all
         if not self.guild_ids:
@@ -245,7 +255,8 @@ class QuizClient(discord.AutoShardedClient):
     async def run_command(
         self, interaction: discord.Interaction[Any], name: str, args: dict[str, str]
     ) -> None:
-        with self._in_flight.current():
+        # The fallback replies (too slow, restarting) speak the member's language too.
+        with self._in_flight.current(), speaking(member_locale(interaction)):
             target = target_of(interaction)
             if not self.accepting or target is None:
                 await _refuse(interaction, target)
@@ -258,6 +269,7 @@ class QuizClient(discord.AutoShardedClient):
                 args=args,
                 display_name=user.display_name,
                 moderator_check=moderator_check(interaction),
+                locale=member_locale(interaction),
             )
             work = self.service.handle_command(command)
             await self._answer(interaction, command, work, COMMAND_FALLBACK)
@@ -271,7 +283,8 @@ class QuizClient(discord.AutoShardedClient):
             await self.on_form(interaction)
 
     async def on_answer_click(self, interaction: discord.Interaction[Any]) -> None:
-        with self._in_flight.current():
+        # The fallback replies (too slow, restarting) speak the member's language too.
+        with self._in_flight.current(), speaking(member_locale(interaction)):
             target = target_of(interaction)
             if not self.accepting or target is None:
                 await _refuse(interaction, target)
@@ -285,6 +298,7 @@ class QuizClient(discord.AutoShardedClient):
                 custom_id,
                 display_name=user.display_name,
                 moderator_check=moderator_check(interaction),
+                locale=member_locale(interaction),
             )
             # Only an answer (or review card) click may have been lost; a
             # submission review click is a command.
@@ -295,7 +309,8 @@ class QuizClient(discord.AutoShardedClient):
     async def on_form(self, interaction: discord.Interaction[Any]) -> None:
         """A submitted modal. A modal closes when submitted, so its problems come
         back as a private reply (with a button to reopen it, filled in)."""
-        with self._in_flight.current():
+        # The fallback replies (too slow, restarting) speak the member's language too.
+        with self._in_flight.current(), speaking(member_locale(interaction)):
             target = target_of(interaction)
             if not self.accepting or target is None:
                 await _refuse(interaction, target)
@@ -309,6 +324,7 @@ class QuizClient(discord.AutoShardedClient):
                 discord_render.modal_values(data),
                 display_name=user.display_name,
                 moderator_check=moderator_check(interaction),
+                locale=member_locale(interaction),
             )
             await respond(interaction, _form_reply(self.service.handle_form(form)))
 
@@ -351,7 +367,7 @@ async def _form_reply(work: Awaitable[FormReply]) -> OutMessage:
     reply = await work
     if reply.message is not None:
         return reply.message
-    return texts.common.private("\n".join(reply.errors.values()) or "Done.")
+    return texts.common.private("\n".join(reply.errors.values()) or t("Done."))
 
 
 async def _known(message: OutMessage) -> OutMessage:

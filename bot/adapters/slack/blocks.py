@@ -163,7 +163,7 @@ def modal_view(form: Form, metadata: str) -> Block:
         "private_metadata": metadata,
         "title": {"type": "plain_text", "text": _cut(form.title, MODAL_TITLE_LIMIT)},
         "submit": {"type": "plain_text", "text": _cut(form.submit_label, MODAL_TITLE_LIMIT)},
-        "close": {"type": "plain_text", "text": "Cancel"},
+        "close": {"type": "plain_text", "text": _cut(form.cancel_label, MODAL_TITLE_LIMIT)},
         "blocks": [_input(field) for field in form.fields],
     }
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from bot.dialect import PlainDialect
+from bot.i18n import t
 
 # Slack reads &, < and > as control characters in every text it parses.
 _SLACK = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
@@ -15,7 +16,9 @@ def slack_escape(text: str) -> str:
 
 
 class SlackDialect(PlainDialect):
-    community = "workspace"
+    @property
+    def community(self) -> str:
+        return t("workspace")
 
     def escape_name(self, name: str) -> str:
         return slack_escape(name)
@@ -29,7 +32,8 @@ class SlackDialect(PlainDialect):
         seconds."""
         epoch = int(moment.timestamp())
         fallback = moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
-        return f"<!date^{epoch}^{{date_short_pretty}} at {{time_secs}}|{fallback}>"
+        shown = t("{date} at {time}", date="{date_short_pretty}", time="{time_secs}")
+        return f"<!date^{epoch}^{shown}|{fallback}>"
 
 
 SLACK_DIALECT = SlackDialect()

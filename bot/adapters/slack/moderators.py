@@ -6,9 +6,11 @@ The quiz service decides which commands need a moderator; this only answers
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -22,25 +24,39 @@ log = logging.getLogger(__name__)
 ADMIN_TTL = 300.0  # admin status rarely changes
 GROUP_TTL = 60.0  # group membership changes more often; keep it fresh
 NAME_TTL = 3600.0
+LOCALE_TTL = 3600.0
+CACHE_SIZE = 10_000  # entries per cache, the most recently used kept
+# A member's language is looked up on the reply path: past this, the reply
+# comes in the community's language instead of waiting.
+LOCALE_WITHIN = 1.0
 _GROUP_ID = re.compile(r"^S[A-Z0-9]{2,}$")
 
 
 class _Cache:
-    """A tiny time-to-live cache; the clock is injectable for tests."""
+    """A tiny time-to-live cache holding at most `size` entries (the most
+    recently used); the clock is injectable for tests."""
 
-    def __init__(self, ttl: float, clock: Callable[[], float]) -> None:
+    def __init__(self, ttl: float, clock: Callable[[], float], size: int = CACHE_SIZE) -> None:
         self.ttl = ttl
         self.clock = clock
-        self._values: dict[str, tuple[float, Any]] = {}
+        self.size = size
+        self._values: OrderedDict[str, tuple[float, Any]] = OrderedDict()
 
     def get(self, key: str) -> Any | None:
         found = self._values.get(key)
         if found is None or self.clock() - found[0] > self.ttl:
             return None
+        self._values.move_to_end(key)
         return found[1]
 
     def put(self, key: str, value: Any) -> None:
         self._values[key] = (self.clock(), value)
+        self._values.move_to_end(key)
+        while len(self._values) > self.size:
+            self._values.popitem(last=False)
+
+    def __len__(self) -> int:
+        return len(self._values)
 
 
 class SlackDirectory:
@@ -57,6 +73,8 @@ class SlackDirectory:
         self.moderators = set(moderators)
         self._users = _Cache(ADMIN_TTL, clock)
         self._names = _Cache(NAME_TTL, clock)
+        self._locales = _Cache(LOCALE_TTL, clock)
+        self.locale_within = LOCALE_WITHIN
         self._groups = _Cache(GROUP_TTL, clock)
         self._handles = _Cache(GROUP_TTL, clock)
 
@@ -88,13 +106,30 @@ class SlackDirectory:
             self._names.put(f"{team}:{user_id}", str(name))
         return str(name) if name else None
 
+    async def locale(self, team: str, user_id: str) -> str | None:
+        """The member's Slack language (`fr-FR`), or None when Slack does not say
+        in time or at all: the reply then speaks the community's language."""
+        key = f"{team}:{user_id}"
+        cached = self._locales.get(key)
+        if cached is not None:
+            return str(cached) or None
+        try:
+            user = await asyncio.wait_for(self._user(team, user_id), self.locale_within)
+        except TimeoutError:
+            log.info("users.info for %s is slow; replying in the community's language", user_id)
+            return None
+        found = str((user or {}).get("locale") or "")
+        if user is not None:
+            self._locales.put(key, found)  # "" remembers that Slack gave none
+        return found or None
+
     async def _user(self, team: str, user_id: str) -> dict[str, Any] | None:
         cached = self._users.get(f"{team}:{user_id}")
         if cached is not None:
             return dict(cached)
         try:
             client = await self.workspaces.client(team)
-            response = await client.users_info(user=user_id)
+            response = await client.users_info(user=user_id, include_locale=True)
         except DeliveryError as error:
             log.warning("users.info for %s: %s", user_id, error)
             return None

@@ -58,6 +58,7 @@ from bot.chat import (
     Target,
 )
 from bot.config import Settings
+from bot.i18n import speaking
 from bot.quiz import texts
 from bot.quiz.service import QuizService
 from bot.quiz.surface.grammar import UsageError, parse
@@ -375,10 +376,14 @@ class SlackPlatform:
         user_id = str(body.get("user_id", ""))
         if _misshapen(target, user_id, "command"):
             return
+        locale = await self.directory.locale(target.community, user_id)
+        language = await self.service.member_language(target, locale)
         try:
-            parsed = parse(unescape_groups(str(body.get("text") or "")), self.service.surface)
+            with speaking(language):  # the grammar's problems are texts too
+                parsed = parse(unescape_groups(str(body.get("text") or "")), self.service.surface)
         except UsageError as error:
-            reply = texts.usage.usage_error(str(error), self.service.surface)
+            with speaking(language):
+                reply = texts.usage.usage_error(str(error), self.service.surface)
         else:
             command = Command(
                 parsed.name,
@@ -387,6 +392,7 @@ class SlackPlatform:
                 args=parsed.args,
                 display_name=body.get("user_name"),
                 moderator_check=self._moderator_check(target.community, user_id),
+                locale=locale,
             )
             reply = await self.service.handle_command(command)
             if reply.form is not None:
@@ -456,6 +462,7 @@ class SlackPlatform:
             str(action.get("value") or action.get("action_id") or ""),
             display_name=user.get("name") or user.get("username"),
             moderator_check=self._moderator_check(str(team), str(user.get("id", ""))),
+            locale=await self.directory.locale(str(team), str(user.get("id", ""))),
         )
         reply = await self._stored(click)
         await ack()  # only now: the answer is committed, or the reply says it may not be
@@ -503,6 +510,7 @@ class SlackPlatform:
             display_name=user.get("name") or user.get("username"),
             moderator_check=self._moderator_check(target.community, user_id),
             inline_errors=True,
+            locale=await self.directory.locale(target.community, user_id),
         )
         work = asyncio.ensure_future(self.service.handle_form(form))
         self._in_flight.add(work)

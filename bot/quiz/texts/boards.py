@@ -13,6 +13,7 @@ from bot.domain.rules import (
     Period,
     Scope,
 )
+from bot.i18n import N_, short_date, t, tn
 from bot.quiz.texts.common import days, percent, private, reviews_due_line, streak_lines
 from bot.quiz.texts.teams import board_lines
 
@@ -25,8 +26,14 @@ def _rank_lines(
     for place, row in enumerate(rows, start=1):
         badge = medals.get(place, f"{place}.")
         lines.append(
-            f"{badge} {dialect.mention(row.user_id, names)}: {row.points} pts "
-            f"({row.correct}/{row.answered} correct)"
+            t(
+                "{badge} {member}: {points} pts ({correct}/{answered} correct)",
+                badge=badge,
+                member=dialect.mention(row.user_id, names),
+                points=row.points,
+                correct=row.correct,
+                answered=row.answered,
+            )
         )
     return "\n".join(lines)
 
@@ -40,26 +47,35 @@ def scoreboard(
     teams: Sequence[TeamRow] | None = None,
 ) -> OutMessage:
     """The end of a live quiz; a team quiz's team board beside the individual one."""
-    title = "Quiz stopped: final scores" if stopped else "Quiz over: final scores"
+    title = t("Quiz stopped: final scores") if stopped else t("Quiz over: final scores")
     if not result.participants:
-        body = "Nobody answered this time."
+        body = t("Nobody answered this time.")
     else:
         accuracy = round(100 * result.correct / result.answers) if result.answers else 0
-        people = "1 player" if result.participants == 1 else f"{result.participants} players"
+        people = tn("1 player", "{count} players", result.participants)
         ranks = _rank_lines(result.rows, dialect, names)
-        body = f"{ranks}\n\n{people} · {accuracy}% of answers correct"
+        body = (
+            ranks
+            + "\n\n"
+            + t("{players} · {share} of answers correct", players=people, share=f"{accuracy}%")
+        )
     if teams:
         board = board_lines(teams)
+        teams_name = t("Teams")
         return OutMessage(
-            text=f"{title}\n{body}\nTeams:\n{board}",
+            text=f"{title}\n{body}\n{teams_name}:\n{board}",
             title=title,
             body=body,
-            fields=(Field("Teams", board),),
+            fields=(Field(teams_name, board),),
         )
     return OutMessage(text=f"{title}\n{body}", title=title, body=body)
 
 
-_PERIOD_NAMES = {Period.WEEK: "this week", Period.MONTH: "this month", Period.ALL: "all time"}
+_PERIOD_NAMES = {
+    Period.WEEK: N_("this week"),
+    Period.MONTH: N_("this month"),
+    Period.ALL: N_("all time"),
+}
 
 
 def leaderboard(
@@ -70,9 +86,13 @@ def leaderboard(
     names: Mapping[str, str] | None = None,
 ) -> OutMessage:
     """Posted for the whole channel to see, as the answer to `/quiz leaderboard`."""
-    where = "this channel" if scope is Scope.CHANNEL else f"this {dialect.community}"
-    title = f"Leaderboard: {where}, {_PERIOD_NAMES[period]}"
-    body = _rank_lines(rows, dialect, names) if rows else "No answers yet in this period."
+    where = (
+        t("this channel")
+        if scope is Scope.CHANNEL
+        else t("this {community}", community=dialect.community)
+    )
+    title = t("Leaderboard: {where}, {period}", where=where, period=t(_PERIOD_NAMES[period]))
+    body = _rank_lines(rows, dialect, names) if rows else t("No answers yet in this period.")
     return OutMessage(text=f"{title}\n{body}", title=title, body=body, public=True)
 
 
@@ -82,12 +102,18 @@ def streak_board(
     names: Mapping[str, str] | None = None,
 ) -> OutMessage:
     """`/quiz leaderboard streaks`: current and best daily streaks in the channel."""
-    title = "Daily streaks: this channel"
+    title = t("Daily streaks: this channel")
     lines = [
-        f"{place}. {dialect.mention(user, names)}: {days(current)} (best {best})"
+        t(
+            "{place}. {member}: {days} (best {best})",
+            place=place,
+            member=dialect.mention(user, names),
+            days=days(current),
+            best=best,
+        )
         for place, (user, (current, best)) in enumerate(board, start=1)
     ]
-    body = "\n".join(lines) or "No daily streaks yet: they start with the first daily question."
+    body = "\n".join(lines) or t("No daily streaks yet: they start with the first daily question.")
     return OutMessage(text=f"{title}\n{body}", title=title, body=body, public=True)
 
 
@@ -110,16 +136,26 @@ def weekly_leaderboard(
 ) -> OutMessage:
     """The scheduled weekly post: last week's top ten, streaks, the hardest question."""
     week_end = week_start + timedelta(days=6)
-    title = f"Weekly leaderboard: {week_start:%b %d} – {week_end:%b %d}"
-    body = _rank_lines(rows, dialect, names) if rows else "Nobody answered last week."
-    fields = [Field("Daily streaks", streak_lines(streak_leaders, dialect, names))]
+    title = t(
+        "Weekly leaderboard: {start} – {end}",
+        start=short_date(week_start),
+        end=short_date(week_end),
+    )
+    body = _rank_lines(rows, dialect, names) if rows else t("Nobody answered last week.")
+    fields = [Field(t("Daily streaks"), streak_lines(streak_leaders, dialect, names))]
     if hardest is not None:
         share = percent(hardest.correct, hardest.answered)
         fields.append(
             Field(
-                "Hardest question",
-                f"{dialect.escape_text(hardest.prompt)}\n"
-                f"{hardest.correct} of {hardest.answered} right ({share})",
+                t("Hardest question"),
+                dialect.escape_text(hardest.prompt)
+                + "\n"
+                + t(
+                    "{correct} of {answered} right ({share})",
+                    correct=hardest.correct,
+                    answered=hardest.answered,
+                    share=share,
+                ),
             )
         )
     text = f"{title}\n{body}\n" + "\n".join(f"{f.name}:\n{f.value}" for f in fields)
@@ -141,27 +177,42 @@ class StatsView:
 
 def stats(view: StatsView, dialect: Dialect) -> OutMessage:
     who = dialect.mention(view.user_id)
-    title = "Your stats" if who == "you" else f"Stats for {who}"
-    summary = (
-        f"Answered: {view.answered}\nCorrect: {view.correct} "
-        f"({percent(view.correct, view.answered)})\nPoints: {view.points}\n"
-        f"Daily streak: {view.streak} (best here {view.best_streak}, "
-        f"best in this community {view.best_streak_anywhere})"
+    title = t("Your stats") if who == t("you") else t("Stats for {member}", member=who)
+    summary = t(
+        "Answered: {answered}\nCorrect: {correct} ({share})\nPoints: {points}\n"
+        "Daily streak: {streak} (best here {best}, best in this community {best_anywhere})",
+        answered=view.answered,
+        correct=view.correct,
+        share=percent(view.correct, view.answered),
+        points=view.points,
+        streak=view.streak,
+        best=view.best_streak,
+        best_anywhere=view.best_streak_anywhere,
     )
     if view.reviews_due is not None:
         summary += f"\n{reviews_due_line(view.reviews_due)}"
     tags = "\n".join(
-        f"{tag}: {percent(correct, answered)} of {answered}"
+        t(
+            "{tag}: {share} of {answered}",
+            tag=tag,
+            share=percent(correct, answered),
+            answered=answered,
+        )
         for tag, answered, correct in view.per_tag
     )
-    fields = (Field("By topic", tags),) if tags else ()
-    text = f"{title}\n{summary}" + (f"\nBy topic:\n{tags}" if tags else "")
+    by_topic = t("By topic")
+    fields = (Field(by_topic, tags),) if tags else ()
+    text = f"{title}\n{summary}" + (f"\n{by_topic}:\n{tags}" if tags else "")
     return OutMessage(text=text, title=title, body=summary, fields=fields)
 
 
 def forgotten(count: int) -> OutMessage:
-    noun = "answer" if count == 1 else "answers"
     return private(
-        f"Done: I deleted your {count} {noun}, the stats built on them, your review cards"
-        " and your submissions (questions already accepted stay, without your name)."
+        tn(
+            "Done: I deleted your 1 answer, the stats built on them, your review cards and "
+            "your submissions (questions already accepted stay, without your name).",
+            "Done: I deleted your {count} answers, the stats built on them, your review cards "
+            "and your submissions (questions already accepted stay, without your name).",
+            count,
+        )
     )

@@ -7,8 +7,9 @@ from dataclasses import dataclass
 
 from bot.chat import OutMessage
 from bot.domain.rules import MAX_READING_SECONDS, WORDS_PER_READING_SECOND
+from bot.i18n import t, tn
 from bot.quiz.texts.common import private
-from bot.quiz.texts.teams import TEAM_RULE
+from bot.quiz.texts.teams import team_rule
 
 
 @dataclass(frozen=True)
@@ -23,18 +24,25 @@ class QuizPlan:
 
 
 def _plan_text(plan: QuizPlan) -> str:
-    noun = "question" if plan.total == 1 else "questions"
-    text = f"Starting a quiz: {plan.total} {noun}, {plan.seconds} seconds each."
+    text = tn(
+        "Starting a quiz: 1 question, {seconds} seconds.",
+        "Starting a quiz: {count} questions, {seconds} seconds each.",
+        plan.total,
+        seconds=plan.seconds,
+    )
     if plan.reading is not None:
-        times = ", ".join(f"{plan.seconds + extra} s" for extra in plan.reading)
-        text += (
-            f" Reading time is on (a second more per {WORDS_PER_READING_SECOND} words, up to "
-            f"{MAX_READING_SECONDS} s): the questions get {times}."
+        times = ", ".join(t("{seconds} s", seconds=plan.seconds + extra) for extra in plan.reading)
+        text += " " + t(
+            "Reading time is on (a second more per {words} words, up to {most} s): the "
+            "questions get {times}.",
+            words=WORDS_PER_READING_SECOND,
+            most=MAX_READING_SECONDS,
+            times=times,
         )
     if plan.study:
-        text += " Study mode: no speed points, and each answer's reply explains it at once."
+        text += " " + t("Study mode: no speed points, and each answer's reply explains it at once.")
     if plan.teams:
-        text += f" Team game, {plan.teams} teams. {TEAM_RULE}"
+        text += " " + t("Team game, {teams} teams.", teams=plan.teams) + " " + team_rule()
     return text
 
 
@@ -43,42 +51,64 @@ def quiz_started(plan: QuizPlan) -> OutMessage:
 
 
 def quiz_already_running() -> OutMessage:
-    return private("A quiz is already running in this channel. Use `/quiz stop` to end it first.")
+    return private(
+        t("A quiz is already running in this channel. Use `/quiz stop` to end it first.")
+    )
 
 
 def no_quiz_running() -> OutMessage:
-    return private("No quiz is running in this channel. Start one with `/quiz start`.")
+    return private(t("No quiz is running in this channel. Start one with `/quiz start`."))
 
 
 def no_questions(bank: str | None, tag: str | None) -> OutMessage:
-    wanted = " and ".join(
-        part for part in (f"bank `{bank}`" if bank else "", f"tag `{tag}`" if tag else "") if part
-    )
-    return private(f"No questions match {wanted or 'your choice'}. Try `/quiz help`.")
+    if bank and tag:
+        wanted = t("bank `{bank}` and tag `{tag}`", bank=bank, tag=tag)
+    elif bank:
+        wanted = t("bank `{bank}`", bank=bank)
+    elif tag:
+        wanted = t("tag `{tag}`", tag=tag)
+    else:
+        wanted = t("your choice")
+    return private(t("No questions match {wanted}. Try `/quiz help`.", wanted=wanted))
 
 
 def unknown_bank(bank: str, known: Sequence[str]) -> OutMessage:
-    return private(f"There is no bank `{bank}`. Banks: {', '.join(known) or 'none loaded'}.")
+    return private(
+        t(
+            "There is no bank `{bank}`. Banks: {banks}.",
+            bank=bank,
+            banks=", ".join(known) or t("none loaded"),
+        )
+    )
 
 
 def quiz_stopped() -> OutMessage:
-    return private("Quiz stopped.")
+    return private(t("Quiz stopped."))
 
 
 def question_skipped() -> OutMessage:
-    return private("Skipped: revealing the answer now.")
+    return private(t("Skipped: revealing the answer now."))
 
 
 def quiz_start_delayed(plan: QuizPlan, problem: str) -> OutMessage:
     return private(
-        f"{_plan_text(plan)} The platform did not take "
-        f"the first question yet ({problem}); I'm trying again for about a minute."
+        _plan_text(plan)
+        + " "
+        + t(
+            "The platform did not take the first question yet ({problem}); I'm trying again "
+            "for about a minute.",
+            problem=problem,
+        )
     )
 
 
 def quiz_ended_undeliverable(sequence: int | None, problem: str) -> OutMessage:
-    which = f"question {sequence}" if sequence else "the next question"
+    which = t("question {number}", number=sequence) if sequence else t("the next question")
     return OutMessage(
-        text=f"The quiz has ended: I could not post {which} ({problem}), even after "
-        "retrying for a minute. Scores so far still count; a moderator can start a new quiz."
+        text=t(
+            "The quiz has ended: I could not post {which} ({problem}), even after retrying "
+            "for a minute. Scores so far still count; a moderator can start a new quiz.",
+            which=which,
+            problem=problem,
+        )
     )

@@ -10,6 +10,7 @@ from functools import cache
 from bot.chat import Button, ButtonStyle, Field, Image, OutMessage
 from bot.dialect import Dialect
 from bot.domain.records import MemberPoints, PostTally, TeamRow
+from bot.i18n import N_, language, t, tn
 from bot.quiz.bank import Question
 from bot.quiz.buttons import HINT, REPORT, answer_custom_id
 from bot.quiz.texts.common import private, reviews_due_line, slot_labels, streak_lines
@@ -42,8 +43,13 @@ class QuestionView:
     @property
     def heading(self) -> str:
         if self.sequence is not None and self.total is not None:
-            return f"{self.bank_title} · Question {self.sequence}/{self.total}"
-        return f"{self.bank_title} · Question of the day"
+            return t(
+                "{bank} · Question {number}/{total}",
+                bank=self.bank_title,
+                number=self.sequence,
+                total=self.total,
+            )
+        return t("{bank} · Question of the day", bank=self.bank_title)
 
 
 def _option_line(view: QuestionView, dialect: Dialect, slot: int, *, bold: bool = True) -> str:
@@ -71,7 +77,7 @@ def question(view: QuestionView, dialect: Dialect) -> OutMessage:
         for slot in range(len(view.option_order))
     )
     if view.question.hint:
-        buttons += (Button(HINT.id(view.post_id), HINT_LABEL),)
+        buttons += (Button(HINT.id(view.post_id), t(HINT_LABEL)),)
     plain_options = "\n".join(
         _option_line(view, dialect, slot, bold=False) for slot in range(len(view.option_order))
     )
@@ -88,8 +94,8 @@ def question(view: QuestionView, dialect: Dialect) -> OutMessage:
     )
 
 
-HINT_LABEL = "Hint"
-REPORT_LABEL = "Report a problem"  # on every revealed question (bot/quiz/health.py)
+HINT_LABEL = N_("Hint")
+REPORT_LABEL = N_("Report a problem")  # on every revealed question (bot/quiz/health.py)
 
 
 def _image(question: Question, dialect: Dialect) -> Image | None:
@@ -100,20 +106,24 @@ def _image(question: Question, dialect: Dialect) -> Image | None:
 
 def picture_line(image: Image) -> str:
     """The picture where none can be shown (the terminal, notifications)."""
-    return f"Picture: {image.alt} ({image.url})"
+    return t("Picture: {alt} ({url})", alt=image.alt, url=image.url)
 
 
 def _question_footer(view: QuestionView) -> str:
     if view.sequence is None:
-        daily = "Open until the next daily question · one answer each, the first click counts"
+        daily = t("Open until the next daily question · one answer each, the first click counts")
         return f"{view.review} · {daily}" if view.review else daily
-    return f"{view.seconds} seconds to answer · one answer each, the first click counts"
+    return tn(
+        "1 second to answer · one answer each, the first click counts",
+        "{count} seconds to answer · one answer each, the first click counts",
+        view.seconds,
+    )
 
 
 def closes(when: datetime, dialect: Dialect) -> str:
     """The closing-time line, in the dialect's live time markup (Discord
     `<t:…:R>`, Slack `<!date^…>`), which each client shows locally."""
-    return f"Closes {dialect.time(when)}"
+    return t("Closes {when}", when=dialect.time(when))
 
 
 def _bar(count: int, total: int) -> str:
@@ -148,11 +158,11 @@ def reveal(
     prompt = dialect.escape_text(view.question.prompt)
     explanation = dialect.escape_text(view.question.explanation)
     answer = _option_line(view, dialect, correct_slot, bold=False)
-    answers = "1 answer" if tally.total == 1 else f"{tally.total} answers"
+    answers = tn("1 answer", "{count} answers", tally.total)
     first = (
-        f"First correct: {dialect.mention(tally.first_correct_user, names)}"
+        t("First correct: {member}", member=dialect.mention(tally.first_correct_user, names))
         if tally.first_correct_user
-        else "Nobody got it right."
+        else t("Nobody got it right.")
     )
     buttons = tuple(
         Button(
@@ -163,32 +173,37 @@ def reveal(
         )
         for slot in range(len(view.option_order))
     )
-    buttons += (Button(REPORT.id(view.post_id), REPORT_LABEL),)
+    buttons += (Button(REPORT.id(view.post_id), t(REPORT_LABEL)),)
+    closed = t("{heading} (closed)", heading=heading)
+    answer_name, answers_name = t("Answer"), t("Answers")
     fields = [
-        Field("Answer", answer),
-        Field("Why", explanation),
-        Field("How the channel voted", distribution(view, tally)),
-        Field("Answers", f"{answers}. {first}"),
+        Field(answer_name, answer),
+        Field(t("Why"), explanation),
+        Field(t("How the channel voted"), distribution(view, tally)),
+        Field(answers_name, f"{answers}. {first}"),
     ]
     text = (
-        f"{heading} (closed)\n{prompt}\nAnswer: {answer}\n"
+        f"{closed}\n{prompt}\n{answer_name}: {answer}\n"
         f"{explanation}\n{distribution(view, tally)}\n{answers}. {first}"
     )
     if points:
         points_text = points_lines(points, dialect, names)
-        fields.append(Field("Points", points_text))
-        text += f"\nPoints:\n{points_text}"
+        points_name = t("Points")
+        fields.append(Field(points_name, points_text))
+        text += f"\n{points_name}:\n{points_text}"
     if teams:
         team_text = board_lines(teams)
-        fields.append(Field("Teams so far", team_text))
-        text += f"\nTeams so far:\n{team_text}"
+        teams_name = t("Teams so far")
+        fields.append(Field(teams_name, team_text))
+        text += f"\n{teams_name}:\n{team_text}"
     if streak_leaders is not None:
         streak_text = streak_lines(streak_leaders, dialect, names)
-        fields.append(Field("Daily streaks", streak_text))
-        text += f"\nDaily streaks:\n{streak_text}"
+        streaks_name = t("Daily streaks")
+        fields.append(Field(streaks_name, streak_text))
+        text += f"\n{streaks_name}:\n{streak_text}"
     return OutMessage(
         text=text,
-        title=f"{heading} (closed)",
+        title=closed,
         body=f"{prompt}\n\n{_options_text(view, dialect, marks)}",
         fields=tuple(fields),
         buttons=buttons,
@@ -203,19 +218,29 @@ def points_lines(
     points: Sequence[MemberPoints], dialect: Dialect, names: Mapping[str, str] | None
 ) -> str:
     lines = [
-        f"{dialect.mention(row.user_id, names)} +{row.points}"
-        + (" (took the hint: half points)" if row.hinted else "")
+        (
+            t("{member} +{points} (took the hint: half points)", member=who, points=row.points)
+            if row.hinted
+            else f"{who} +{row.points}"
+        )
         for row in points[:POINTS_SHOWN]
+        for who in (dialect.mention(row.user_id, names),)
     ]
     if len(points) > POINTS_SHOWN:
-        lines.append(f"…and {len(points) - POINTS_SHOWN} more")
+        lines.append(tn("…and 1 more", "…and {count} more", len(points) - POINTS_SHOWN))
     return "\n".join(lines)
 
 
-@cache  # the same few replies for every click of a burst: built once each
 def locked_in(label: str, hinted: bool = False) -> OutMessage:
-    after = " You took the hint, so a right answer earns half its points." if hinted else ""
-    return private(f"Locked in {label}. The answer is revealed when the question closes.{after}")
+    return _locked_in(label, hinted, language())
+
+
+@cache  # the same few replies for every click of a burst: built once each, per language
+def _locked_in(label: str, hinted: bool, _language: str) -> OutMessage:
+    text = t("Locked in {label}. The answer is revealed when the question closes.", label=label)
+    if hinted:
+        text += " " + t("You took the hint, so a right answer earns half its points.")
+    return private(text)
 
 
 def daily_feedback(
@@ -236,12 +261,19 @@ def daily_feedback(
     answer earned when that is known now."""
     text = verdict(chosen, correct, right, explanation)
     if correct and points is not None:
-        half = " (half points: you took the hint)" if hinted else ""
-        text += f"\n+{points} points{half}"
+        text += "\n" + (
+            tn(
+                "+1 point (half points: you took the hint)",
+                "+{count} points (half points: you took the hint)",
+                points,
+            )
+            if hinted
+            else tn("+1 point", "+{count} points", points)
+        )
     if correct and streak:
-        text += f"\n🔥 {streak}-day streak"
+        text += "\n" + tn("🔥 1-day streak", "🔥 {count}-day streak", streak)
     if not correct and streak is not None:
-        text += "\nYour daily streak starts again with the next daily question."
+        text += "\n" + t("Your daily streak starts again with the next daily question.")
     if reviews_due:
         text += f"\n{reviews_due_line(reviews_due)}"
     return private(text)
@@ -249,37 +281,45 @@ def daily_feedback(
 
 def verdict(chosen: str, correct: bool, right: str, explanation: str) -> str:
     if correct:
-        return f"✅ {chosen} is right! {explanation}"
-    return f"❌ {chosen} is not it: the answer is {right}. {explanation}"
+        return t("✅ {chosen} is right! {explanation}", chosen=chosen, explanation=explanation)
+    return t(
+        "❌ {chosen} is not it: the answer is {right}. {explanation}",
+        chosen=chosen,
+        right=right,
+        explanation=explanation,
+    )
 
 
 def already_answered(label: str | None) -> OutMessage:
     if label is None:
-        return private("You have already answered this question.")
-    return private(f"You already answered {label}: the first click counts.")
+        return private(t("You have already answered this question."))
+    return private(t("You already answered {label}: the first click counts.", label=label))
 
 
 def question_closed(right: str) -> OutMessage:
-    return private(f"This question has closed; the answer was {right}.")
+    return private(t("This question has closed; the answer was {right}.", right=right))
 
 
 def hint(text: str, dialect: Dialect) -> OutMessage:
     """The hint, privately; the answer it precedes earns half its points."""
     return private(
-        f"💡 Hint: {dialect.escape_text(text)}\nA right answer now earns half its points."
+        t(
+            "💡 Hint: {hint}\nA right answer now earns half its points.",
+            hint=dialect.escape_text(text),
+        )
     )
 
 
 def no_hint() -> OutMessage:
-    return private("This question has no hint.")
+    return private(t("This question has no hint."))
 
 
 def hint_after_answer() -> OutMessage:
-    return private("You have already answered this question, so the hint would not help now.")
+    return private(t("You have already answered this question, so the hint would not help now."))
 
 
 def unknown_question() -> OutMessage:
-    return private("I don't know that question any more; it may have been removed.")
+    return private(t("I don't know that question any more; it may have been removed."))
 
 
 def answer_not_counted() -> OutMessage:
@@ -287,9 +327,11 @@ def answer_not_counted() -> OutMessage:
     slower than the platform's window): clicking again is safe, since a second
     answer to the same question is never counted twice."""
     return private(
-        "Your answer did not go through: I could not confirm your answer, so it may not "
-        "count. Please click again; if it was saved after all, I'll say so when you "
-        "click your answer again."
+        t(
+            "Your answer did not go through: I could not confirm your answer, so it may not "
+            "count. Please click again; if it was saved after all, I'll say so when you "
+            "click your answer again."
+        )
     )
 
 

@@ -16,67 +16,133 @@ from bot.domain.rules import (
     MIN_GRACE_MINUTES,
     WORDS_PER_READING_SECOND,
 )
+from bot.i18n import LANGUAGE_NAMES, day_and_time_zone, offered, t
 from bot.quiz.texts.common import private
 
-CONFIG_KEYS = {
-    "moderator-role": "role (Discord) or user group (Slack) whose members moderate; "
-    "`none` clears it",
-    "moderator-group": "same as moderator-role",
-    "mentions": "`on` or `off`: off names members in channel posts without pinging them",
-    "timezone": "IANA time zone for schedules, leaderboard weeks and months, e.g. Europe/Berlin",
-    "daily-window": f"hours a daily question stays open at most "
-    f"({MIN_DAILY_WINDOW_HOURS}–{MAX_DAILY_WINDOW_HOURS}, default 24)",
-    "grace": f"minutes a scheduled post missed while the bot was down may still be made "
-    f"({MIN_GRACE_MINUTES}–{MAX_GRACE_MINUTES}, default 120)",
-    "mode": "`compete` (default: speed points) or `study` (the same points however fast, "
-    "and the explanation with your private reply at once)",
-    "reading-time": f"`on` or `off` (default): each question gets a second more per "
-    f"{WORDS_PER_READING_SECOND} words of its prompt and options, up to {MAX_READING_SECONDS} s",
-    "daily-pick": "`shuffle` (default: every question once, in random order) or `adaptive` "
-    "(what the channel missed comes back after a few days, then new ones)",
-}
+
+def config_keys() -> dict[str, str]:
+    """What each setting takes, as `config set` without a value and help say it."""
+    return {
+        "moderator-role": t(
+            "role (Discord) or user group (Slack) whose members moderate; `none` clears it"
+        ),
+        "moderator-group": t("same as moderator-role"),
+        "mentions": t("`on` or `off`: off names members in channel posts without pinging them"),
+        "timezone": t(
+            "IANA time zone for schedules, leaderboard weeks and months, e.g. Europe/Berlin"
+        ),
+        "daily-window": t(
+            "hours a daily question stays open at most ({low}–{high}, default 24)",
+            low=MIN_DAILY_WINDOW_HOURS,
+            high=MAX_DAILY_WINDOW_HOURS,
+        ),
+        "grace": t(
+            "minutes a scheduled post missed while the bot was down may still be made "
+            "({low}–{high}, default 120)",
+            low=MIN_GRACE_MINUTES,
+            high=MAX_GRACE_MINUTES,
+        ),
+        "mode": t(
+            "`compete` (default: speed points) or `study` (the same points however fast, "
+            "and the explanation with your private reply at once)"
+        ),
+        "reading-time": t(
+            "`on` or `off` (default): each question gets a second more per {words} words of "
+            "its prompt and options, up to {most} s",
+            words=WORDS_PER_READING_SECOND,
+            most=MAX_READING_SECONDS,
+        ),
+        "daily-pick": t(
+            "`shuffle` (default: every question once, in random order) or `adaptive` "
+            "(what the channel missed comes back after a few days, then new ones)"
+        ),
+        "language": t(
+            "the language of the whole community's channel posts: {languages} (default "
+            "`en`); private replies follow each member's own language",
+            languages=language_list(),
+        ),
+    }
 
 
-def channel_settings(channel: ChannelInfo) -> OutMessage:
+def language_list() -> str:
+    return ", ".join(f"`{code}` ({LANGUAGE_NAMES.get(code, code)})" for code in offered())
+
+
+def _on_off(value: bool) -> str:
+    return t("on") if value else t("off")
+
+
+def channel_settings(channel: ChannelInfo, community_language: str = "en") -> OutMessage:
     lines = [
-        f"Moderator role/group: {channel.moderator_role or 'none (admins only)'}",
-        f"Mentions in channel posts: {'on' if channel.mentions else 'off'}",
-        f"Time zone: {channel.timezone}",
-        f"Daily question open for: {channel.daily_window_hours} h at most",
-        f"Grace for missed posts: {channel.grace_minutes} min",
-        f"Mode: {channel.mode}",
-        f"Reading time: {'on' if channel.reading_time else 'off'}",
-        f"Daily pick: {channel.daily_pick}",
+        t(
+            "Moderator role/group: {role}",
+            role=channel.moderator_role or t("none (admins only)"),
+        ),
+        t("Mentions in channel posts: {value}", value=_on_off(channel.mentions)),
+        t("Time zone: {zone}", zone=channel.timezone),
+        t("Daily question open for: {hours} h at most", hours=channel.daily_window_hours),
+        t("Grace for missed posts: {minutes} min", minutes=channel.grace_minutes),
+        t("Mode: {mode}", mode=channel.mode),
+        t("Reading time: {value}", value=_on_off(channel.reading_time)),
+        t("Daily pick: {pick}", pick=channel.daily_pick),
+        t(
+            "Language of channel posts (whole community): {language}",
+            language=f"`{community_language}` ({LANGUAGE_NAMES.get(community_language, '')})",
+        ),
     ]
     if channel.delivery_problem:
         lines.append(
-            f"⚠️ My last post here failed: {channel.delivery_problem}. Timed posts are "
-            "paused until a moderator starts a quiz that posts."
+            t(
+                "⚠️ My last post here failed: {problem}. Timed posts are paused until a "
+                "moderator starts a quiz that posts.",
+                problem=channel.delivery_problem,
+            )
         )
     body = "\n".join(lines)
-    return OutMessage(text=f"Channel settings\n{body}", title="Channel settings", body=body)
+    title = t("Channel settings")
+    return OutMessage(text=f"{title}\n{body}", title=title, body=body)
 
 
 def unknown_setting(key: str) -> OutMessage:
-    known = ", ".join(f"`{name}`" for name in CONFIG_KEYS)
-    return private(f"There is no setting `{key}`. Settings: {known}.")
+    known = ", ".join(f"`{name}`" for name in config_keys())
+    return private(t("There is no setting `{key}`. Settings: {known}.", key=key, known=known))
 
 
 def setting_needs_value(key: str) -> OutMessage:
-    return private(f"`/quiz config set {key}` needs a value: {CONFIG_KEYS[key]}.")
+    return private(
+        t(
+            "`/quiz config set {key}` needs a value: {what}.",
+            key=key,
+            what=config_keys()[key],
+        )
+    )
 
 
 def unknown_timezone(name: str) -> OutMessage:
     shown = name if len(name) <= 40 else name[:39] + "…"  # a paste must not flood the reply
     return private(
-        f"`{shown}` is not a time zone I know. Use an IANA name such as Europe/Berlin, "
-        "America/New_York or UTC."
+        t(
+            "`{zone}` is not a time zone I know. Use an IANA name such as Europe/Berlin, "
+            "America/New_York or UTC.",
+            zone=shown,
+        )
     )
 
 
-def setting_changed(key: str, channel: ChannelInfo) -> OutMessage:
-    shown = replace(channel_settings(channel), title="Setting saved")
-    return replace(shown, text=f"Saved `{key}`.\n{shown.body}")
+def unknown_language(code: str) -> OutMessage:
+    shown = " ".join(code.split())[:20]
+    return private(
+        t(
+            "`{code}` is not a language I speak. Choose one of {languages}.",
+            code=shown,
+            languages=language_list(),
+        )
+    )
+
+
+def setting_changed(key: str, channel: ChannelInfo, community_language: str = "en") -> OutMessage:
+    shown = replace(channel_settings(channel, community_language), title=t("Setting saved"))
+    return replace(shown, text=t("Saved `{key}`.", key=key) + f"\n{shown.body}")
 
 
 @dataclass(frozen=True)
@@ -91,7 +157,8 @@ class ScheduleView:
 
 
 def schedule_line(view: ScheduleView) -> str:
-    """E.g. `daily 09:00 Europe/Berlin mon-fri (next: Thu 03 Dec 09:00 CET)`."""
+    """E.g. `daily 09:00 Europe/Berlin mon-fri (next: Thu 03 Dec 09:00 CET)`: the
+    schedule as typed (so it stays English), the next post in the reader's language."""
     if view.kind == "leaderboard":
         line = f"leaderboard {view.days} {view.at_time} {view.zone}"
     else:
@@ -99,77 +166,90 @@ def schedule_line(view: ScheduleView) -> str:
         line += "".join(
             f" {key}={value}" for key, value in (("bank", view.bank), ("tag", view.tag)) if value
         )
-    return f"{line} (next: {view.next_fire:%a %d %b %H:%M %Z})"
+    return t("{schedule} (next: {when})", schedule=line, when=day_and_time_zone(view.next_fire))
 
 
 def schedule_list(views: Sequence[ScheduleView], channel: ChannelInfo) -> OutMessage:
-    title = "Schedules in this channel"
+    title = t("Schedules in this channel")
     if not views:
-        body = (
+        body = t(
             "Nothing is scheduled here. Moderators can add a daily question with "
             "`/quiz schedule daily 09:00 Europe/Berlin mon-fri` and a weekly "
             "leaderboard with `/quiz schedule leaderboard mon 09:00`."
         )
     else:
         body = "\n".join(f"• {schedule_line(view)}" for view in views)
-        body += (
-            f"\nDaily questions stay open until the next one, {channel.daily_window_hours} h "
-            f"at most. A post missed while I was down is made up to "
-            f"{channel.grace_minutes} min late, never twice. {daily_pick_line(channel)}"
+        body += "\n" + t(
+            "Daily questions stay open until the next one, {hours} h at most. A post missed "
+            "while I was down is made up to {minutes} min late, never twice.",
+            hours=channel.daily_window_hours,
+            minutes=channel.grace_minutes,
         )
+        body += " " + daily_pick_line(channel)
     if channel.delivery_problem:
-        body += (
-            f"\n⚠️ My last post here failed: {channel.delivery_problem}. Scheduled posts are "
-            "paused until a moderator starts a quiz that posts."
+        body += "\n" + t(
+            "⚠️ My last post here failed: {problem}. Scheduled posts are paused until a "
+            "moderator starts a quiz that posts.",
+            problem=channel.delivery_problem,
         )
     return OutMessage(text=f"{title}\n{body}", title=title, body=body)
 
 
 def daily_pick_line(channel: ChannelInfo) -> str:
     if channel.daily_pick == "adaptive":
-        return (
+        return t(
             "Daily pick: adaptive (a question the channel missed comes back after 3, 6, then "
             "12 days, never sooner than 3; otherwise one it has not seen)."
         )
-    return "Daily pick: shuffle (every question once, in random order)."
+    return t("Daily pick: shuffle (every question once, in random order).")
 
 
 def schedule_saved(view: ScheduleView) -> OutMessage:
-    what = "Daily question" if view.kind == "daily" else "Weekly leaderboard"
-    return private(f"{what} scheduled: {schedule_line(view)}.")
+    if view.kind == "daily":
+        return private(t("Daily question scheduled: {line}.", line=schedule_line(view)))
+    return private(t("Weekly leaderboard scheduled: {line}.", line=schedule_line(view)))
 
 
 def schedules_off(kinds: Sequence[str], removed: int) -> OutMessage:
-    names = " and ".join("daily question" if k == "daily" else "weekly leaderboard" for k in kinds)
+    if set(kinds) == {"daily", "leaderboard"}:
+        names = t("daily question and weekly leaderboard")
+    elif "daily" in kinds:
+        names = t("daily question")
+    else:
+        names = t("weekly leaderboard")
     if not removed:
-        return private(f"Nothing to turn off: no {names} is scheduled here.")
-    return private(f"Turned off the {names} schedule here.")
-
-
-_SCHEDULE_OPTIONS = {
-    "time": "a time like 09:00",
-    "day": "a day (mon, tue, wed, thu, fri, sat, sun)",
-}
+        return private(t("Nothing to turn off: no {names} is scheduled here.", names=names))
+    return private(t("Turned off the {names} schedule here.", names=names))
 
 
 def schedule_needs(option: str) -> OutMessage:
-    return schedule_problem(f"this schedule needs {_SCHEDULE_OPTIONS[option]}")
+    wanted = {
+        "time": t("a time like 09:00"),
+        "day": t("a day (mon, tue, wed, thu, fri, sat, sun)"),
+    }
+    return schedule_problem(t("this schedule needs {what}", what=wanted[option]))
 
 
 def not_a_schedule(which: str) -> OutMessage:
-    return schedule_problem(f"`{which}` is not a schedule: use daily or leaderboard")
+    return schedule_problem(t("`{which}` is not a schedule: use daily or leaderboard", which=which))
 
 
 def unknown_schedule_action(action: str) -> OutMessage:
     return schedule_problem(
-        f"`{action}` is not a schedule action: use daily, leaderboard, show or off"
+        t(
+            "`{action}` is not a schedule action: use daily, leaderboard, show or off",
+            action=action,
+        )
     )
 
 
 def schedule_problem(problem: str) -> OutMessage:
     return private(
-        f"{problem.rstrip('.')}. Nothing was changed. Example: "
-        "`/quiz schedule daily 09:00 Europe/Berlin mon-fri`."
+        t(
+            "{problem}. Nothing was changed. Example: "
+            "`/quiz schedule daily 09:00 Europe/Berlin mon-fri`.",
+            problem=problem.rstrip("."),
+        )
     )
 
 

@@ -8,6 +8,7 @@ from datetime import datetime
 
 from bot.chat import Attachment, Button, OutMessage
 from bot.dialect import Dialect
+from bot.i18n import day_and_time, t, tn
 from bot.quiz.bank import Question
 from bot.quiz.buttons import REPORT_CARD, card_custom_id
 from bot.quiz.texts.common import private, slot_labels
@@ -42,15 +43,15 @@ class ReviewCardView:
 
 
 def review_time(local: datetime) -> str:
-    """A review time in the channel's zone: `Thu 03 Dec 09:00`."""
-    return local.strftime("%a %d %b %H:%M")
+    """A review time in the channel's zone: `Thu 3 Dec, 09:00`, in the reader's language."""
+    return day_and_time(local)
 
 
 def study_card(
     view: ReviewCardView, dialect: Dialect, before: str = "", report: Button | None = None
 ) -> OutMessage:
     """One card with its letter buttons; `before` is the verdict on the last one."""
-    title = dialect.escape_text(f"Review · {view.bank_title}")
+    title = t("Review · {bank}", bank=dialect.escape_text(view.bank_title))
     prompt = dialect.escape_text(view.question.prompt)
     slots = range(len(view.option_order))
     options = "\n".join(view.line(slot, dialect, bold=True) for slot in slots)
@@ -60,9 +61,12 @@ def study_card(
         Button(card_custom_id(view.session_id, view.step, slot), view.label(slot)) for slot in slots
     ) + ((report,) if report else ())
     plain = "\n".join(view.line(slot, dialect, bold=False) for slot in slots)
-    footer = (
-        f"Card {view.number} of at most {view.limit} · {view.due} due · "
-        "only you see this; it does not change points or streaks"
+    footer = t(
+        "Card {number} of at most {limit} · {due} due · only you see this; it does not "
+        "change points or streaks",
+        number=view.number,
+        limit=view.limit,
+        due=view.due,
     )
     text = f"{lead}{title}\n{prompt}\n{plain}"
     return OutMessage(text=text, title=title, body=body, buttons=buttons, footer=footer)
@@ -84,42 +88,48 @@ def review_verdict(
 def review_done(
     before: str, reviewed: int, next_review: str | None, report: Button | None = None
 ) -> OutMessage:
-    noun = "card" if reviewed == 1 else "cards"
-    text = f"{before}\n\nReview done: {reviewed} {noun}."
+    text = f"{before}\n\n" + tn("Review done: 1 card.", "Review done: {count} cards.", reviewed)
     if next_review:
-        text += f" Next review: {next_review}"
+        text += " " + t("Next review: {when}", when=next_review)
     return OutMessage(text=text, body=text, buttons=(report,) if report else ())
 
 
 def report_card_button(session_id: int, step: int) -> Button:
     """Under a verdict: report the card just answered (bot/quiz/health.py)."""
-    return Button(REPORT_CARD.id(session_id, step), "Report a problem")
+    return Button(REPORT_CARD.id(session_id, step), t("Report a problem"))
 
 
 def nothing_to_review(next_review: str | None) -> OutMessage:
     if next_review is None:
         return private(
-            "Nothing to review yet. Questions you answer in quizzes and daily questions "
-            "come back here for review when they are due."
+            t(
+                "Nothing to review yet. Questions you answer in quizzes and daily questions "
+                "come back here for review when they are due."
+            )
         )
-    return private(f"Nothing to review. Next review: {next_review}")
+    return private(t("Nothing to review. Next review: {when}", when=next_review))
 
 
 def review_not_yours() -> OutMessage:
-    return private("This review card belongs to someone else. `/quiz review` starts your own.")
+    return private(t("This review card belongs to someone else. `/quiz review` starts your own."))
 
 
 def review_already_answered() -> OutMessage:
-    return private("You already answered this card; your review continues below it.")
+    return private(t("You already answered this card; your review continues below it."))
 
 
 def review_ended() -> OutMessage:
-    return private("This review has ended. `/quiz review` starts a new one.")
+    return private(t("This review has ended. `/quiz review` starts a new one."))
 
 
 def review_count_problem(value: str, low: int, high: int) -> OutMessage:
     return private(
-        f"The number of cards must be a whole number from {low} to {high} (got {value})."
+        t(
+            "The number of cards must be a whole number from {low} to {high} (got {value}).",
+            low=low,
+            high=high,
+            value=value,
+        )
     )
 
 
@@ -131,40 +141,57 @@ def export_file_name(which: str) -> str:
 
 
 def export_ready(which: str, count: int, deck: Attachment) -> OutMessage:
-    noun = "question" if count == 1 else "questions"
-    kind = "you missed" if which == "missed" else "you answered"
-    text = (
-        f"Your Anki deck: {count} {noun} {kind}. In Anki choose File → Import and pick "
-        f"{deck.filename}; importing a newer export updates these cards."
+    if which == "missed":
+        what = tn("1 question you missed", "{count} questions you missed", count)
+    else:
+        what = tn("1 question you answered", "{count} questions you answered", count)
+    text = t(
+        "Your Anki deck: {what}. In Anki choose File → Import and pick {file}; importing a "
+        "newer export updates these cards.",
+        what=what,
+        file=f"`{deck.filename}`",
     )
     return replace(private(text), attachment=deck)
 
 
 def nothing_to_export(which: str) -> OutMessage:
     if which == "missed":
-        return private("No missed questions to export yet. `/quiz export all` exports every one.")
-    return private("No answered questions to export yet.")
+        return private(
+            t("No missed questions to export yet. `/quiz export all` exports every one.")
+        )
+    return private(t("No answered questions to export yet."))
 
 
 def export_choice_problem(value: str) -> OutMessage:
-    return private(f"Export `missed` (the default) or `all`, not `{value}`.")
+    return private(t("Export `missed` (the default) or `all`, not `{value}`.", value=value))
 
 
 def file_sent_to_direct_messages() -> OutMessage:
-    return private("I sent your Anki deck to our direct messages.")
+    return private(t("I sent your Anki deck to our direct messages."))
 
 
 def file_not_delivered(problem: str) -> OutMessage:
-    return private(f"I could not send you the file ({problem}). Please try again later.")
+    return private(
+        t("I could not send you the file ({problem}). Please try again later.", problem=problem)
+    )
 
 
 def file_saved(path: str) -> OutMessage:
-    return private(f"Saved {path}")
+    return private(t("Saved {path}", path=path))
 
 
 def file_not_saved(path: str, reason: str) -> OutMessage:
-    why = f" ({reason})" if reason else ""
-    return private(
-        f"Could not save {path}{why}. Nothing else changed: export again from a folder "
-        "you can write to."
-    )
+    if reason:
+        text = t(
+            "Could not save {path} ({reason}). Nothing else changed: export again from a "
+            "folder you can write to.",
+            path=path,
+            reason=reason,
+        )
+    else:
+        text = t(
+            "Could not save {path}. Nothing else changed: export again from a folder you "
+            "can write to.",
+            path=path,
+        )
+    return private(text)

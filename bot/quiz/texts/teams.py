@@ -5,25 +5,30 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
+from babel.numbers import format_decimal
+
 from bot.chat import OutMessage
 from bot.domain.records import TeamRow
+from bot.i18n import babel_locale, t, tn
 from bot.quiz.texts.common import bad_value
 
-TEAM_RULE = (
-    "Teams are dealt by points in this channel over the last 30 days: highest first, "
-    "round-robin (Team 1, Team 2, …). Each member joins on their first answer, into "
-    "their dealt team if it is one of the smallest, else the smallest; teams never "
-    "differ by more than one member. A team's score is its average points per member "
-    "who answered."
-)
+
+def team_rule() -> str:
+    return t(
+        "Teams are dealt by points in this channel over the last 30 days: highest first, "
+        "round-robin (Team 1, Team 2, …). Each member joins on their first answer, into "
+        "their dealt team if it is one of the smallest, else the smallest; teams never "
+        "differ by more than one member. A team's score is its average points per member "
+        "who answered."
+    )
 
 
 def team_name(team: int) -> str:
-    return f"Team {team}"
+    return t("Team {number}", number=team)
 
 
 def your_team(team: int, teams: int) -> str:
-    return f"You play for {team_name(team)} (of {teams})."
+    return t("You play for {team} (of {teams}).", team=team_name(team), teams=teams)
 
 
 def with_team(reply: OutMessage, line: str) -> OutMessage:
@@ -36,13 +41,26 @@ def with_team(reply: OutMessage, line: str) -> OutMessage:
 def board_lines(board: Sequence[TeamRow]) -> str:
     lines = []
     for place, row in enumerate(board, 1):
-        people = "1 member" if row.members == 1 else f"{row.members} members"
+        people = tn("1 member", "{count} members", row.members)
         lines.append(
-            f"{place}. {team_name(row.team)}: {row.average:.1f} points per member "
-            f"({row.points} points, {people})"
+            t(
+                "{place}. {team}: {average} points per member ({points} points, {people})",
+                place=place,
+                team=team_name(row.team),
+                average=format_decimal(row.average, "0.0", locale=babel_locale()),
+                points=row.points,
+                people=people,
+            )
         )
     return "\n".join(lines)
 
 
 def teams_out_of_range(value: object, low: int, high: int) -> OutMessage:
-    return bad_value(f"teams must be a whole number from {low} to {high} (got {value})")
+    return bad_value(
+        t(
+            "teams must be a whole number from {low} to {high} (got {value})",
+            low=low,
+            high=high,
+            value=value,
+        )
+    )
