@@ -208,5 +208,3 @@ def no_such_question(typed: str, count: int) -> str:
         typed=repr(typed),
         count=count,
     )
-
-
