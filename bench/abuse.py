@@ -65,6 +65,12 @@ def rss_mb(pid: int) -> float:
     return 0.0
 
 
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU the process has used (from /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def descriptors(pid: int) -> int:
     return len(os.listdir(f"/proc/{pid}/fd"))
 
@@ -84,6 +90,7 @@ class Phase:
     health_ok: int
     health_tries: int
     failed: int = 0
+    cpu: float = 0.0  # the bot's CPU seconds per second of the phase
 
 
 class Bot:
@@ -196,6 +203,7 @@ async def _stall(port: int, head: Callable[[], bytes], drip: bytes, stop: asynci
 
 async def phase(bot: Bot, stall: object, stalled: int, clicks: int, stall_seconds: float) -> Phase:
     rss_before, fds_before = rss_mb(bot.pid), descriptors(bot.pid)
+    cpu_before, wall_before = cpu_seconds(bot.pid), time.monotonic()
     failed_before = bot.failed
     attackers = None
     if stall is not None:
@@ -228,6 +236,7 @@ async def phase(bot: Bot, stall: object, stalled: int, clicks: int, stall_second
             await asyncio.sleep(0.25)
         assert clicking is not None
         samples = await clicking
+    cpu = (cpu_seconds(bot.pid) - cpu_before) / (time.monotonic() - wall_before)
     if attackers is not None:
         attackers.terminate()
         await attackers.wait()
@@ -240,6 +249,7 @@ async def phase(bot: Bot, stall: object, stalled: int, clicks: int, stall_second
         health_ok,
         tries,
         bot.failed - failed_before,
+        cpu,
     )
 
 
@@ -261,6 +271,7 @@ def report(name: str, idle: Phase, stalled: Phase, count: int) -> None:
         f"  click p99   idle {ms(p99(idle.clicks))}, stalled {ms(p99(stalled.clicks))} "
         f"(x{ratio:.2f}; goal < {P99_GOAL:.0f}x) {'ok' if ratio < P99_GOAL else 'MISSED'}"
     )
+    print(f"  bot CPU     idle {idle.cpu:.2f}, stalled {stalled.cpu:.2f} (cores busy)")
     print(f"  failed      {stalled.failed} of {len(stalled.clicks)} genuine clicks")
     print(
         f"  /healthz    answered {stalled.health_ok}/{stalled.health_tries} probes "
