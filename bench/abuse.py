@@ -91,6 +91,7 @@ class Phase:
     health_tries: int
     failed: int = 0
     cpu: float = 0.0  # the bot's CPU seconds per second of the phase
+    attacker_cpu: float = 0.0  # the attacking process's, likewise
 
 
 class Bot:
@@ -236,7 +237,9 @@ async def phase(bot: Bot, stall: object, stalled: int, clicks: int, stall_second
             await asyncio.sleep(0.25)
         assert clicking is not None
         samples = await clicking
-    cpu = (cpu_seconds(bot.pid) - cpu_before) / (time.monotonic() - wall_before)
+    elapsed = time.monotonic() - wall_before
+    cpu = (cpu_seconds(bot.pid) - cpu_before) / elapsed
+    attacker_cpu = cpu_seconds(attackers.pid) / elapsed if attackers is not None else 0.0
     if attackers is not None:
         attackers.terminate()
         await attackers.wait()
@@ -250,6 +253,7 @@ async def phase(bot: Bot, stall: object, stalled: int, clicks: int, stall_second
         tries,
         bot.failed - failed_before,
         cpu,
+        attacker_cpu,
     )
 
 
@@ -271,7 +275,10 @@ def report(name: str, idle: Phase, stalled: Phase, count: int) -> None:
         f"  click p99   idle {ms(p99(idle.clicks))}, stalled {ms(p99(stalled.clicks))} "
         f"(x{ratio:.2f}; goal < {P99_GOAL:.0f}x) {'ok' if ratio < P99_GOAL else 'MISSED'}"
     )
-    print(f"  bot CPU     idle {idle.cpu:.2f}, stalled {stalled.cpu:.2f} (cores busy)")
+    print(
+        f"  CPU         bot idle {idle.cpu:.2f}, stalled {stalled.cpu:.2f}; "
+        f"attackers {stalled.attacker_cpu:.2f} (cores busy)"
+    )
     print(f"  failed      {stalled.failed} of {len(stalled.clicks)} genuine clicks")
     print(
         f"  /healthz    answered {stalled.health_ok}/{stalled.health_tries} probes "

@@ -7,20 +7,31 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 
 import pytest
 
+from bot.adapters.discord.dialect import DISCORD_DIALECT
 from bot.adapters.discord.ids import bad_ids
-from tests.fakes.fake_discord import MANAGE_GUILD, MEMBER_PERMISSIONS, FakeDiscord
+from bot.dialect import MemberText
+from tests.fakes.fake_discord import (
+    MANAGE_GUILD,
+    MEMBER_PERMISSIONS,
+    FakeDiscord,
+    buttons_of,
+    text_of,
+)
 from tests.test_discord import (  # the fixtures, shared with test_discord.py
     CHANNEL,
     GUILD,
+    MOD,
     PLAYER,
     Bot,
     bot,
     database,
     fake,
     open_question,
+    submit_question,
 )
 
 __all__ = ["bot", "database", "fake"]  # fixtures used by name
@@ -82,3 +93,67 @@ def test_snowflake_shapes() -> None:
     assert bad_ids(None, None, "440000000000000001") is None  # a DM: said elsewhere
     assert bad_ids("1", "2", "3", {"user": "U0SLACK"}) == "user option"
     assert bad_ids("١٢٣", "2", "3") == "server id"  # digits, but not ASCII ones
+
+
+# -- members' text -----------------------------------------------------------------------
+
+LINK = "[pytorch.org](https://evil.example/grab)"
+HOSTILE_TYPED = {
+    "prompt": f"Where are the docs? @everyone <@{MOD}>\n# Free nitro\n1. click {LINK}",
+    "options": f"{LINK}\n**docs.pytorch.org**\n> quoted",
+    "answer": "B",
+    "explanation": "- it is ||the official|| site <@&330000000000000001>",
+    "tags": "docs",
+}
+
+
+def _literal(shown: str) -> None:
+    """Nothing a member typed formats, links or mentions in what Discord shows."""
+    assert LINK not in shown and r"\[pytorch.org\]\(https\://evil.example/grab\)" in shown
+    assert "\n# Free" not in shown and "\n\\# Free nitro" in shown
+    assert "\n1. click" not in shown and "\n1\\. click" in shown
+    assert f"\\<\\@{MOD}\\>" in shown and "\\@everyone" in shown
+    members = re.sub(r"Submitted by <@\d+>\.", "", shown)  # our own mention stays live
+    for bare in ("<@", "@everyone", "](http"):
+        assert not re.search(rf"(?<!\\){re.escape(bare)}", members), bare
+
+
+async def test_a_members_question_shows_literally_on_its_card_in_the_channel_and_in_dms(
+    bot: Bot, fake: FakeDiscord
+) -> None:
+    await submit_question(bot, PLAYER, **HOSTILE_TYPED)
+    _, card = await bot.command("submissions")
+    _literal(text_of(card))
+    assert "\\*\\*docs.pytorch.org\\*\\* ✅" in text_of(card)
+    accept = next(b["custom_id"] for b in buttons_of(card) if b["label"] == "Accept")
+    _, after = await fake.reply(await fake.click_reply(GUILD, CHANNEL, MOD, card, accept))
+    assert "community-" in text_of(after)
+    [dm] = await fake.wait_for(lambda: fake.direct_messages(PLAYER))
+    assert "\\# Free nitro\n1\\. click \\[pyto" in text_of(dm)  # shortened, still literal
+
+    _, started = await bot.command("start", questions=1, seconds=60, bank="community")
+    assert text_of(started).startswith("Starting a quiz"), text_of(started)
+    [question] = await fake.wait_for(lambda: fake.questions(CHANNEL))
+    _literal(text_of(question))
+    await bot.command("stop")
+    # The reveal (an edit of the question) shows the member's explanation literally.
+    revealed = await fake.wait_for(
+        lambda: [m for m in fake.posted(CHANNEL) if "the official" in text_of(m)]
+    )
+    assert "\\- it is \\|\\|the official\\|\\| site \\<\\@&" in text_of(revealed[0])
+    # Every message the bot sent disabled mentions (the second line of defence).
+    sent = [
+        c.body
+        for c in fake.calls
+        if c.method in ("POST", "PATCH") and "/messages" in c.path and isinstance(c.body, dict)
+    ]
+    assert sent and all(body.get("allowed_mentions") == {"parse": []} for body in sent)
+
+
+def test_a_bank_keeps_its_markdown_and_a_member_never_gets_any() -> None:
+    bank = "Use `torch.compile` — see **docs**"
+    assert DISCORD_DIALECT.escape_text(bank) == bank
+    assert DISCORD_DIALECT.escape_text(MemberText(bank)) == (
+        "Use \\`torch.compile\\` — see \\*\\*docs\\*\\*"
+    )
+    assert DISCORD_DIALECT.escape_member("a\n+ b\n  2. c\nd.") == "a\n\\+ b\n  2\\. c\nd."

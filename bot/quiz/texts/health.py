@@ -86,8 +86,8 @@ def report_card(
 ) -> OutMessage:
     title = f"Report {report.id} on {report.question_id} ({total} open)"
     prompt = dialect.escape_text(judged.question.prompt) if judged.question else "(not in a bank)"
-    # The member's own words: escaped like a name (no markdown, no mentions).
-    said = dialect.escape_name(report.text) if report.text else "(no details)"
+    # The member's own words: no markdown, no links, no mentions.
+    said = dialect.escape_member(report.text) if report.text else "(no details)"
     fields = [
         Field("Reason", f"{report.reason}: {said}"),
         Field("Reported by", dialect.mention(report.user_id)),

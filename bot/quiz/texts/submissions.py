@@ -89,11 +89,11 @@ def submission_queued(number: int) -> OutMessage:
 def _submission_text(submission: SubmissionInfo, dialect: Dialect) -> str:
     question = submission.question
     right = str(question.get("answer", ""))
-    lines = [dialect.escape_text(str(question.get("prompt", ""))), ""]
+    lines = [dialect.escape_member(str(question.get("prompt", ""))), ""]
     for index, option in enumerate(question.get("options") or []):
         mark = " ✅" if LETTERS[index] == right else ""
-        lines.append(f"{LETTERS[index]}. {dialect.escape_text(str(option))}{mark}")
-    lines += ["", f"**Why:** {dialect.escape_text(str(question.get('explanation', '')))}"]
+        lines.append(f"{LETTERS[index]}. {dialect.escape_member(str(option))}{mark}")
+    lines += ["", f"**Why:** {dialect.escape_member(str(question.get('explanation', '')))}"]
     tags = question.get("tags") or []
     if tags:
         lines.append(f"**Tags:** {', '.join(str(tag) for tag in tags)}")
@@ -153,7 +153,7 @@ def reject_form(number: int) -> OutMessage:
 
 
 def author_accepted(submission: SubmissionInfo, dialect: Dialect) -> OutMessage:
-    prompt = dialect.escape_text(short(str(submission.question.get("prompt", ""))))
+    prompt = dialect.escape_member(short(str(submission.question.get("prompt", ""))))
     return private(
         f"🎉 Your question “{prompt}” was accepted: it joins this community's question bank "
         f"as {submission.question_id}."
@@ -161,10 +161,10 @@ def author_accepted(submission: SubmissionInfo, dialect: Dialect) -> OutMessage:
 
 
 def author_rejected(submission: SubmissionInfo, dialect: Dialect) -> OutMessage:
-    prompt = dialect.escape_text(short(str(submission.question.get("prompt", ""))))
+    prompt = dialect.escape_member(short(str(submission.question.get("prompt", ""))))
     text = f"Your question “{prompt}” was not accepted."
     if submission.reason:
-        text += f" The moderator said: {dialect.escape_text(submission.reason)}"
+        text += f" The moderator said: {dialect.escape_member(submission.reason)}"
     return private(text)
 
 
