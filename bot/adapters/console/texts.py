@@ -124,3 +124,8 @@ def not_migrated(revision: str | None, head: str) -> str:
         f"The database is {found} and this version needs {head}: run "
         "`quizmaster db upgrade` first (a check never changes the database)."
     )
+
+
+def not_a_console_member(typed: str) -> str:
+    shown = typed if len(typed) <= 40 else typed[:39] + "…"
+    return f"{shown!r} is not a member here: the terminal's one player is `local`."
