@@ -37,17 +37,26 @@ SERVER_NAME = "quizmaster"
 GRACE = 0.5  # a keep-alive connection idle this long may make room for a new one
 
 
+# At most this many open on one port (a stalled connection costs about 10 KB).
+MAX_CONNECTIONS = 2048
+RESERVED_DESCRIPTORS = 96  # the database, the platforms' own connections, logs
+
+
 def default_connections() -> int:
-    """256 a port, fewer when the descriptor limit is low: the two ports
-    together must leave descriptors for the database, the platforms' own
-    connections and the log files (a full table of descriptors fails them all)."""
+    """As many a port as the descriptor limit allows, up to MAX_CONNECTIONS:
+    the two ports together leave RESERVED_DESCRIPTORS for the database, the
+    platforms' own connections and the log files (a full table of descriptors
+    fails them all). A high cap is the cheap side: a stalled connection under
+    it costs memory and nothing else, while one over it is accepted, evicts
+    an older one and is opened again by its sender, a churn that costs the
+    event loop (and so genuine requests) for as long as the attack lasts."""
     try:
         soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
     except (OSError, ValueError):
         return 256
     if soft == resource.RLIM_INFINITY:
-        return 256
-    return max(16, min(256, (soft - 96) // 2))
+        return MAX_CONNECTIONS
+    return max(16, min(MAX_CONNECTIONS, (soft - RESERVED_DESCRIPTORS) // 2))
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,9 @@ process on the database) are answered 200 and act once."""
 from __future__ import annotations
 
 import asyncio
+import resource
+import subprocess
+import sys
 import time
 import uuid
 from collections.abc import AsyncIterator
@@ -20,7 +23,7 @@ from aiohttp import web
 from bot.app import Runtime
 from bot.config import Settings
 from bot.health import start_health_server
-from bot.serving import Limits
+from bot.serving import MAX_CONNECTIONS, Limits, default_connections
 from bot.storage.db import Database, open_database
 from tests.conftest import POSTGRES_URL, SKIP_POSTGRES
 from tests.fakes.fake_slack import slash_payload
@@ -99,6 +102,50 @@ async def test_a_full_port_closes_its_oldest_idle_connections_and_still_answers(
     assert closed[:10] == [True] * 10  # the oldest go first
     for _, writer in stalled:
         writer.close()
+
+
+def _cap_under(soft: int) -> int:
+    """The default cap a process with that descriptor limit gets."""
+    code = (
+        "import resource; from bot.serving import default_connections; "
+        f"resource.setrlimit(resource.RLIMIT_NOFILE, ({soft}, {soft})); "
+        "print(default_connections())"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return int(done.stdout)
+
+
+def test_each_port_holds_as_many_connections_as_the_descriptors_allow() -> None:
+    # Under the cap a stalled connection only waits for its deadline; over it,
+    # every new one evicts another, whose sender opens it again: a churn the
+    # event loop pays for (500 stalled made genuine clicks 12-32x slower at 256).
+    assert _cap_under(1024) == (1024 - 96) // 2
+    assert _cap_under(20_000) == MAX_CONNECTIONS == 2048
+    assert _cap_under(256) == 80  # and still leaves descriptors for the rest
+
+
+async def test_five_hundred_stalled_connections_all_stay_until_their_deadline() -> None:
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if default_connections() < 520 or soft < 1400:
+        pytest.skip(f"a descriptor limit of {soft} gives too few connections for this test")
+    limits = Limits(idle=20.0, request=30.0, body=1.0, linger=0.2)
+    runner = await start_health_server({}, _always_ok, 0, limits=limits)
+    port = _port(runner)
+    try:
+        stalled = [await asyncio.open_connection("127.0.0.1", port) for _ in range(500)]
+        for _, writer in stalled:
+            writer.write(b"GET /healthz HTTP/1.1\r\n")
+        async with (
+            aiohttp.ClientSession() as session,
+            session.get(f"http://127.0.0.1:{port}/healthz") as response,
+        ):
+            assert response.status == 200
+        assert runner.evicted == 0
+        assert not any([await _closed_within(reader, 0.01) for reader, _ in stalled])
+        for _, writer in stalled:
+            writer.close()
+    finally:
+        await runner.cleanup()
 
 
 def test_the_health_port_is_private_unless_the_operator_says_otherwise(
