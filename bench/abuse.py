@@ -320,24 +320,29 @@ async def measure(bot: Bot, args: argparse.Namespace) -> dict[str, tuple[Phase, 
 async def measure_bare(args: argparse.Namespace) -> dict[str, tuple[Phase, Phase]]:
     """The same phases against bench/bare_bolt.py, started as a process of its own."""
     health, events = free_port(), free_port()
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        str(Path(__file__).with_name("bare_bolt.py")),
-        str(events),
-        str(health),
-        SIGNING_SECRET,
-        stdout=asyncio.subprocess.PIPE,
-    )
-    assert process.stdout is not None
-    await asyncio.wait_for(process.stdout.readline(), 30)
-    sender = SignedSender(f"http://127.0.0.1:{events}/slack/events")
-    try:
-        fake = FakeSlack()  # not started: the bare app posts nothing
-        return await measure(Bot(fake, sender, process.pid, events, health), args)
-    finally:
-        process.terminate()
-        await process.wait()
-        await sender.close()
+    with tempfile.TemporaryFile() as errors:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable,
+            str(Path(__file__).with_name("bare_bolt.py")),
+            str(events),
+            str(health),
+            SIGNING_SECRET,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=errors,
+        )
+        assert process.stdout is not None
+        await asyncio.wait_for(process.stdout.readline(), 30)
+        sender = SignedSender(f"http://127.0.0.1:{events}/slack/events")
+        try:
+            fake = FakeSlack()  # not started: the bare app posts nothing
+            return await measure(Bot(fake, sender, process.pid, events, health), args)
+        finally:
+            process.terminate()
+            await process.wait()
+            await sender.close()
+            errors.seek(0)
+            logged = errors.read().decode(errors="replace").count("Error handling request")
+            print(f"bare Bolt/aiohttp logged {logged} tracebacks (aiohttp's, for cut bodies)")
 
 
 async def attack(kind: str, port: int, stalled: int) -> None:
