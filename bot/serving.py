@@ -50,13 +50,30 @@ def default_connections() -> int:
     it costs memory and nothing else, while one over it is accepted, evicts
     an older one and is opened again by its sender, a churn that costs the
     event loop (and so genuine requests) for as long as the attack lasts."""
-    try:
-        soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
-    except (OSError, ValueError):
+    soft = descriptor_limit()
+    if soft is None:
         return 256
     if soft == resource.RLIM_INFINITY:
         return MAX_CONNECTIONS
     return max(16, min(MAX_CONNECTIONS, (soft - RESERVED_DESCRIPTORS) // 2))
+
+
+def descriptor_limit() -> int | None:
+    """The process's descriptor limit, first raised (as far as its hard limit
+    allows) to what both ports at MAX_CONNECTIONS need: many systems start a
+    service at a soft 1,024 under a hard limit hundreds of times higher.
+    None if the limit cannot be read."""
+    wanted = 2 * MAX_CONNECTIONS + RESERVED_DESCRIPTORS
+    try:
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if soft != resource.RLIM_INFINITY and soft < wanted:
+            raised = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+            if raised > soft:
+                resource.setrlimit(resource.RLIMIT_NOFILE, (raised, hard))
+                soft = raised
+    except (OSError, ValueError):
+        return None
+    return soft
 
 
 @dataclass(frozen=True)

@@ -104,24 +104,31 @@ async def test_a_full_port_closes_its_oldest_idle_connections_and_still_answers(
         writer.close()
 
 
-def _cap_under(soft: int) -> int:
-    """The default cap a process with that descriptor limit gets."""
+def _cap_under(soft: int, hard: int | None = None) -> tuple[int, int]:
+    """The default cap a process with those descriptor limits gets, and its
+    soft limit afterwards."""
     code = (
         "import resource; from bot.serving import default_connections; "
-        f"resource.setrlimit(resource.RLIMIT_NOFILE, ({soft}, {soft})); "
-        "print(default_connections())"
+        f"resource.setrlimit(resource.RLIMIT_NOFILE, ({soft}, {hard or soft})); "
+        "print(default_connections(), resource.getrlimit(resource.RLIMIT_NOFILE)[0])"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    return int(done.stdout)
+    cap, after = done.stdout.split()
+    return int(cap), int(after)
 
 
 def test_each_port_holds_as_many_connections_as_the_descriptors_allow() -> None:
     # Under the cap a stalled connection only waits for its deadline; over it,
     # every new one evicts another, whose sender opens it again: a churn the
     # event loop pays for (500 stalled made genuine clicks 12-32x slower at 256).
-    assert _cap_under(1024) == (1024 - 96) // 2
-    assert _cap_under(20_000) == MAX_CONNECTIONS == 2048
-    assert _cap_under(256) == 80  # and still leaves descriptors for the rest
+    assert _cap_under(1024) == ((1024 - 96) // 2, 1024)
+    assert _cap_under(20_000) == (MAX_CONNECTIONS, 20_000)
+    assert MAX_CONNECTIONS == 2048
+    assert _cap_under(256) == (80, 256)  # and still leaves descriptors for the rest
+    # A soft limit under a higher hard one (systemd starts services at 1,024 of
+    # 524,288) is raised as far as both ports can use.
+    assert _cap_under(1024, 8192) == (MAX_CONNECTIONS, 2 * MAX_CONNECTIONS + 96)
+    assert _cap_under(1024, 2000) == ((2000 - 96) // 2, 2000)
 
 
 async def test_five_hundred_stalled_connections_all_stay_until_their_deadline() -> None:
