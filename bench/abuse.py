@@ -25,6 +25,7 @@ import argparse
 import asyncio
 import contextlib
 import os
+import resource
 import sys
 import tempfile
 import time
@@ -317,6 +318,15 @@ async def measure(bot: Bot, args: argparse.Namespace) -> dict[str, tuple[Phase, 
     return found
 
 
+def _fd_limit(limit: int) -> Callable[[], None]:
+    """Sets a child's descriptor limit, as `start_run` does for the bot's."""
+
+    def apply() -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))
+
+    return apply
+
+
 async def measure_bare(args: argparse.Namespace) -> dict[str, tuple[Phase, Phase]]:
     """The same phases against bench/bare_bolt.py, started as a process of its own."""
     health, events = free_port(), free_port()
@@ -329,6 +339,7 @@ async def measure_bare(args: argparse.Namespace) -> dict[str, tuple[Phase, Phase
             SIGNING_SECRET,
             stdout=asyncio.subprocess.PIPE,
             stderr=errors,
+            preexec_fn=_fd_limit(args.fd_limit) if args.fd_limit else None,
         )
         assert process.stdout is not None
         await asyncio.wait_for(process.stdout.readline(), 30)
