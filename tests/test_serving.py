@@ -6,6 +6,7 @@ process on the database) are answered 200 and act once."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import resource
 import subprocess
 import sys
@@ -23,7 +24,7 @@ from aiohttp import web
 from bot.app import Runtime
 from bot.config import Settings
 from bot.health import start_health_server
-from bot.serving import MAX_CONNECTIONS, Limits, default_connections
+from bot.serving import EVICTIONS, MAX_CONNECTIONS, Limits, default_connections
 from bot.storage.db import Database, open_database
 from tests.conftest import POSTGRES_URL, SKIP_POSTGRES
 from tests.fakes.fake_slack import slash_payload
@@ -299,3 +300,40 @@ async def test_a_request_replayed_to_a_second_process_on_postgresql_acts_once(
         await first.fake.wait_for(lambda key=key: len(first.fake.responses_to(key)) >= 1)
         await asyncio.sleep(0.3)
         assert len(first.fake.responses_to(key)) == 1
+
+
+async def test_a_full_port_stops_accepting_and_replaces_strangers_at_a_bounded_rate() -> None:
+    # Attackers that reconnect the moment they are cut: were every newcomer
+    # accepted, each would evict another and the loop would do nothing else.
+    runner = await start_health_server({}, _always_ok, 0, limits=QUICK)
+    port = _port(runner)
+    stop = asyncio.Event()
+
+    async def attacker() -> None:
+        while not stop.is_set():
+            try:
+                reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            except OSError:
+                await asyncio.sleep(0.01)
+                continue
+            writer.write(b"GET /healthz HTTP/1.1\\r\\n")
+            with contextlib.suppress(OSError):
+                await _closed_within(reader, 0.3)
+            writer.close()
+
+    async with aiohttp.ClientSession() as session:
+        url = f"http://127.0.0.1:{port}/healthz"
+        async with session.get(url) as response:  # a client already served
+            assert response.status == 200
+        attackers = [asyncio.create_task(attacker()) for _ in range(60)]
+        await asyncio.sleep(0.3)
+        before, started = runner.evicted, time.monotonic()
+        for _ in range(10):
+            async with asyncio.timeout(2), session.get(url) as response:
+                assert response.status == 200  # its keep-alive connection still answers
+            await asyncio.sleep(0.05)
+        rate = (runner.evicted - before) / (time.monotonic() - started)
+        stop.set()
+        await asyncio.gather(*attackers)
+    await runner.cleanup()
+    assert rate <= EVICTIONS * 1.5, rate
