@@ -278,7 +278,12 @@ class _Listening:
         self._accepting = accepting
 
     def close(self) -> None:
+        # The socket is closed once the loop has let go of it: a pending accept
+        # unregisters its descriptor as it is cancelled, on the next turn.
         self._accepting.cancel()
+        self._accepting.add_done_callback(self._close_sockets)
+
+    def _close_sockets(self, _accepting: asyncio.Task[None]) -> None:
         for sock in self.sockets:
             sock.close()
 
