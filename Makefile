@@ -130,6 +130,7 @@ bench: $(STAMP) catalogs
 	$(BIN)/python bench/clicks.py
 	$(BIN)/python bench/discord_clicks.py
 	$(BIN)/python bench/texts.py
+	$(BIN)/python bench/abuse.py
 
 clean:
 	rm -rf $(VENV) $(LOCK_VENV) .mypy_cache .ruff_cache .pytest_cache .benchmarks build dist *.egg-info

@@ -25,6 +25,7 @@ import argparse
 import asyncio
 import contextlib
 import os
+import resource
 import sys
 import tempfile
 import time
@@ -65,6 +66,12 @@ def rss_mb(pid: int) -> float:
     return 0.0
 
 
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU the process has used (from /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def descriptors(pid: int) -> int:
     return len(os.listdir(f"/proc/{pid}/fd"))
 
@@ -84,6 +91,8 @@ class Phase:
     health_ok: int
     health_tries: int
     failed: int = 0
+    cpu: float = 0.0  # the bot's CPU seconds per second of the phase
+    attacker_cpu: float = 0.0  # the attacking process's, likewise
 
 
 class Bot:
@@ -105,16 +114,17 @@ class Bot:
         [self.question] = await self.fake.wait_for(lambda: self.fake.questions(CHANNEL))
 
     async def click(self) -> float:
-        """One genuine click by a new member; seconds until Slack's 200."""
-        assert self.question is not None
+        """One genuine click by a new member; seconds until Slack's 200. (The
+        bare Bolt app has no question: any signed click is acknowledged.)"""
         self.member += 1
         letter = "A"
+        value = self.question.buttons()[letter] if self.question else "qm:a:1:0"
         body = click_payload(
-            self.question.buttons()[letter],
+            value,
             letter,
             user=f"U2M{self.member:05d}",
             channel=CHANNEL,
-            message_ts=str(self.question.result["ts"]),
+            message_ts=str(self.question.result["ts"]) if self.question else "1.000001",
             response_url=self.fake.response_url("click"),
         )
         started = time.perf_counter()
@@ -196,6 +206,7 @@ async def _stall(port: int, head: Callable[[], bytes], drip: bytes, stop: asynci
 
 async def phase(bot: Bot, stall: object, stalled: int, clicks: int, stall_seconds: float) -> Phase:
     rss_before, fds_before = rss_mb(bot.pid), descriptors(bot.pid)
+    cpu_before, wall_before = cpu_seconds(bot.pid), time.monotonic()
     failed_before = bot.failed
     attackers = None
     if stall is not None:
@@ -228,6 +239,9 @@ async def phase(bot: Bot, stall: object, stalled: int, clicks: int, stall_second
             await asyncio.sleep(0.25)
         assert clicking is not None
         samples = await clicking
+    elapsed = time.monotonic() - wall_before
+    cpu = (cpu_seconds(bot.pid) - cpu_before) / elapsed
+    attacker_cpu = cpu_seconds(attackers.pid) / elapsed if attackers is not None else 0.0
     if attackers is not None:
         attackers.terminate()
         await attackers.wait()
@@ -240,6 +254,8 @@ async def phase(bot: Bot, stall: object, stalled: int, clicks: int, stall_second
         health_ok,
         tries,
         bot.failed - failed_before,
+        cpu,
+        attacker_cpu,
     )
 
 
@@ -247,25 +263,97 @@ def ms(seconds: float) -> str:
     return f"{seconds * 1000:.1f} ms"
 
 
-def report(name: str, idle: Phase, stalled: Phase, count: int) -> None:
-    growth = stalled.rss_peak - stalled.rss_before
-    ratio = p99(stalled.clicks) / p99(idle.clicks)
-    print(f"{name} port, {count} stalled connections:")
+def verdict(met: bool) -> str:
+    return "ok" if met else "MISSED"
+
+
+def report(name: str, ours: tuple[Phase, Phase], bare: tuple[Phase, Phase], count: int) -> None:
+    """One port's figures: the bot's (against its goals) and, beside them, the
+    bare libraries' under the same stall in the same run."""
+    print(f"{name} port, {count} stalled connections (ours | bare Bolt/aiohttp):")
+    rows = []
+    for idle, stalled in (ours, bare):
+        growth = stalled.rss_peak - stalled.rss_before
+        ratio = p99(stalled.clicks) / p99(idle.clicks)
+        rows.append((idle, stalled, growth, ratio))
+    (o_idle, o_stalled, o_growth, o_ratio), (b_idle, b_stalled, b_growth, b_ratio) = rows
     print(
-        f"  memory      {stalled.rss_before:.1f} MB -> peak {stalled.rss_peak:.1f} MB "
-        f"(+{growth:.1f} MB; goal < {MEMORY_GOAL_MB:.0f}) "
-        f"{'ok' if growth < MEMORY_GOAL_MB else 'MISSED'}"
+        f"  memory      +{o_growth:.1f} MB ({o_stalled.rss_before:.1f} -> "
+        f"{o_stalled.rss_peak:.1f}; goal < {MEMORY_GOAL_MB:.0f}) "
+        f"{verdict(o_growth < MEMORY_GOAL_MB)} | +{b_growth:.1f} MB"
     )
-    print(f"  descriptors {stalled.fds_before} -> peak {stalled.fds_peak}")
     print(
-        f"  click p99   idle {ms(p99(idle.clicks))}, stalled {ms(p99(stalled.clicks))} "
-        f"(x{ratio:.2f}; goal < {P99_GOAL:.0f}x) {'ok' if ratio < P99_GOAL else 'MISSED'}"
+        f"  descriptors {o_stalled.fds_before} -> peak {o_stalled.fds_peak} | "
+        f"{b_stalled.fds_before} -> peak {b_stalled.fds_peak}"
     )
-    print(f"  failed      {stalled.failed} of {len(stalled.clicks)} genuine clicks")
     print(
-        f"  /healthz    answered {stalled.health_ok}/{stalled.health_tries} probes "
-        f"{'ok' if stalled.health_ok == stalled.health_tries else 'MISSED'}"
+        f"  click p99   idle {ms(p99(o_idle.clicks))}, stalled {ms(p99(o_stalled.clicks))} "
+        f"(x{o_ratio:.2f}; goal < {P99_GOAL:.0f}x) {verdict(o_ratio < P99_GOAL)} | "
+        f"idle {ms(p99(b_idle.clicks))}, stalled {ms(p99(b_stalled.clicks))} (x{b_ratio:.2f})"
     )
+    print(
+        f"  CPU         bot idle {o_idle.cpu:.2f}, stalled {o_stalled.cpu:.2f}; "
+        f"attackers {o_stalled.attacker_cpu:.2f} | bare idle {b_idle.cpu:.2f}, "
+        f"stalled {b_stalled.cpu:.2f}; attackers {b_stalled.attacker_cpu:.2f} (cores busy)"
+    )
+    print(
+        f"  failed      {o_stalled.failed} of {len(o_stalled.clicks)} genuine clicks | "
+        f"{b_stalled.failed} of {len(b_stalled.clicks)}"
+    )
+    healthy = o_stalled.health_ok == o_stalled.health_tries
+    print(
+        f"  /healthz    answered {o_stalled.health_ok}/{o_stalled.health_tries} probes "
+        f"{verdict(healthy)} | {b_stalled.health_ok}/{b_stalled.health_tries}"
+    )
+
+
+async def measure(bot: Bot, args: argparse.Namespace) -> dict[str, tuple[Phase, Phase]]:
+    """Idle, then stalled, for each port in turn."""
+    await bot.clicks(30)  # warm up
+    found = {}
+    for name, stall in (("Slack", stall_slack), ("health", stall_health)):
+        idle = await phase(bot, None, 0, args.clicks, 0)
+        stalled = await phase(bot, stall, args.stalled, args.clicks, args.stall_seconds)
+        found[name] = (idle, stalled)
+    return found
+
+
+def _fd_limit(limit: int) -> Callable[[], None]:
+    """Sets a child's descriptor limit, as `start_run` does for the bot's."""
+
+    def apply() -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))
+
+    return apply
+
+
+async def measure_bare(args: argparse.Namespace) -> dict[str, tuple[Phase, Phase]]:
+    """The same phases against bench/bare_bolt.py, started as a process of its own."""
+    health, events = free_port(), free_port()
+    with tempfile.TemporaryFile() as errors:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable,
+            str(Path(__file__).with_name("bare_bolt.py")),
+            str(events),
+            str(health),
+            SIGNING_SECRET,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=errors,
+            preexec_fn=_fd_limit(args.fd_limit) if args.fd_limit else None,
+        )
+        assert process.stdout is not None
+        await asyncio.wait_for(process.stdout.readline(), 30)
+        sender = SignedSender(f"http://127.0.0.1:{events}/slack/events")
+        try:
+            fake = FakeSlack()  # not started: the bare app posts nothing
+            return await measure(Bot(fake, sender, process.pid, events, health), args)
+        finally:
+            process.terminate()
+            await process.wait()
+            await sender.close()
+            errors.seek(0)
+            logged = errors.read().decode(errors="replace").count("Error handling request")
+            print(f"bare Bolt/aiohttp logged {logged} tracebacks (aiohttp's, for cut bodies)")
 
 
 async def attack(kind: str, port: int, stalled: int) -> None:
@@ -313,12 +401,7 @@ async def main() -> None:
             await wait_until_connected(health, "slack", process)
             bot = Bot(fake, sender, process.pid, events, health)
             await bot.start_question()
-            await bot.clicks(30)  # warm up
-            for name, stall in (("Slack", stall_slack), ("health", stall_health)):
-                idle = await phase(bot, None, 0, args.clicks, 0)
-                stalled = await phase(bot, stall, args.stalled, args.clicks, args.stall_seconds)
-                report(name, idle, stalled, args.stalled)
-                sys.stdout.flush()
+            ours = await measure(bot, args)
         finally:
             process.terminate()
             with contextlib.suppress(Exception):
@@ -329,6 +412,9 @@ async def main() -> None:
                     print("  e.g.", line[:200])
             await sender.close()
             await fake.close()
+    bare = await measure_bare(args)  # after ours, so the two never share the machine
+    for name in ours:
+        report(name, ours[name], bare[name], args.stalled)
 
 
 if __name__ == "__main__":

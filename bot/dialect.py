@@ -1,9 +1,16 @@
 """How a platform writes the few things the core's texts cannot write neutrally.
 
 The quiz core renders every sentence once; where a sentence holds text it did
-not write (display names, bank text), names a member, shows a live time or
-names a community, it asks the channel's `Dialect`. Each adapter supplies its
-own; `PLAIN` serves a platform that has none. Nothing platform-specific here.
+not write (display names, bank text, what members typed), names a member,
+shows a live time or names a community, it asks the channel's `Dialect`. Each
+adapter supplies its own; `PLAIN` serves a platform that has none. Nothing
+platform-specific here.
+
+Bank files are written by the operator, whose markdown is meant to show; what
+members typed (submissions, report details, reasons, names) is shown as
+written, never as markup, links or mentions. A question accepted from a member
+is drawn like a bank's, so its texts carry their origin with them as
+`MemberText`, and `escape_text` escapes those as a member's.
 """
 
 from __future__ import annotations
@@ -13,6 +20,13 @@ from datetime import UTC, datetime
 from typing import Protocol
 
 from bot.i18n import t
+
+
+class MemberText(str):
+    """Text a member wrote, passed on where bank text goes (a community
+    question's prompt, options, explanation and hint)."""
+
+    __slots__ = ()
 
 
 class Dialect(Protocol):
@@ -26,8 +40,15 @@ class Dialect(Protocol):
         ...
 
     def escape_text(self, text: str) -> str:
-        """Bank or submission text (titles, prompts, options, explanations),
-        made safe while the markdown a bank means to show still shows."""
+        """Bank text (titles, prompts, options, explanations), made safe while
+        the markdown a bank means to show still shows; `MemberText` is escaped
+        as `escape_member` does."""
+        ...
+
+    def escape_member(self, text: str) -> str:
+        """What a member typed (a submitted question, report details, a
+        moderator's reason), as literal text with its line breaks: nothing in
+        it formats, links, pings or moves the cursor."""
         ...
 
     def mention(self, user_id: str, names: Mapping[str, str] | None = None) -> str:
@@ -52,6 +73,9 @@ class PlainDialect:
         return name
 
     def escape_text(self, text: str) -> str:
+        return self.escape_member(text) if isinstance(text, MemberText) else text
+
+    def escape_member(self, text: str) -> str:
         return text
 
     def mention(self, user_id: str, names: Mapping[str, str] | None = None) -> str:

@@ -9,7 +9,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from aiohttp import web
 
 from bot.chat import Adapter, Parted
-from bot.serving import DEFAULT_LIMITS, BoundedRunner, Limits
+from bot.serving import DEFAULT_LIMITS, BoundedRunner, Limits, PacedSite
 
 # Adds more routes to the server (the dashboard and /metrics, bot/web/pages.py).
 Mount = Callable[[web.Application], None]
@@ -61,7 +61,7 @@ async def start_health_server(
 ) -> BoundedRunner:
     runner = BoundedRunner(health_app(adapters, database_ok, mounts), limits)
     await runner.setup()
-    await web.TCPSite(runner, host, port).start()
+    await PacedSite(runner, host, port).start()
     return runner
 
 

@@ -16,17 +16,24 @@ deadlines and each port a cap:
   real client sends its request at once, and one slowly sending a body is
   no more than a stranger), else the keep-alive connection idle longest
   (over `GRACE`), else it is itself closed;
+- while a port is full, `PacedSite` stops accepting: newcomers wait in the
+  kernel's backlog, at no cost to the event loop, and are taken only as
+  slots free or, at most `EVICTIONS` a second, to replace a stranger. An
+  attacker refused at once would be back a moment later, again and again,
+  and the loop would pay for every round;
 - a `Server` header without a version.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import resource
+import socket
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from aiohttp import web
 from aiohttp.web_protocol import RequestHandler
@@ -35,19 +42,49 @@ log = logging.getLogger(__name__)
 
 SERVER_NAME = "quizmaster"
 GRACE = 0.5  # a keep-alive connection idle this long may make room for a new one
+# While a port is full, at most this many newcomers a second replace a
+# stranger (a burst of as many at once); the rest wait in the backlog.
+EVICTIONS = 100.0
+ACCEPT_BACKOFF = 0.5  # after accept() fails (out of descriptors), wait this long
+
+
+# At most this many open on one port (a stalled connection costs about 10 KB).
+MAX_CONNECTIONS = 2048
+RESERVED_DESCRIPTORS = 96  # the database, the platforms' own connections, logs
 
 
 def default_connections() -> int:
-    """256 a port, fewer when the descriptor limit is low: the two ports
-    together must leave descriptors for the database, the platforms' own
-    connections and the log files (a full table of descriptors fails them all)."""
-    try:
-        soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
-    except (OSError, ValueError):
+    """As many a port as the descriptor limit allows, up to MAX_CONNECTIONS:
+    the two ports together leave RESERVED_DESCRIPTORS for the database, the
+    platforms' own connections and the log files (a full table of descriptors
+    fails them all). A high cap is the cheap side: a stalled connection under
+    it costs memory and nothing else, while one over it is accepted, evicts
+    an older one and is opened again by its sender, a churn that costs the
+    event loop (and so genuine requests) for as long as the attack lasts."""
+    soft = descriptor_limit()
+    if soft is None:
         return 256
     if soft == resource.RLIM_INFINITY:
-        return 256
-    return max(16, min(256, (soft - 96) // 2))
+        return MAX_CONNECTIONS
+    return max(16, min(MAX_CONNECTIONS, (soft - RESERVED_DESCRIPTORS) // 2))
+
+
+def descriptor_limit() -> int | None:
+    """The process's descriptor limit, first raised (as far as its hard limit
+    allows) to what both ports at MAX_CONNECTIONS need: many systems start a
+    service at a soft 1,024 under a hard limit hundreds of times higher.
+    None if the limit cannot be read."""
+    wanted = 2 * MAX_CONNECTIONS + RESERVED_DESCRIPTORS
+    try:
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if soft != resource.RLIM_INFINITY and soft < wanted:
+            raised = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+            if raised > soft:
+                resource.setrlimit(resource.RLIMIT_NOFILE, (raised, hard))
+                soft = raised
+    except (OSError, ValueError):
+        return None
+    return soft
 
 
 @dataclass(frozen=True)
@@ -140,7 +177,42 @@ class _CappedServer(web.Server):
         self._traffic = traffic
         self._open: dict[RequestHandler, tuple[asyncio.Transport, float]] = {}  # oldest first
         self._now = asyncio.get_running_loop().time
+        self._freed = asyncio.Event()
+        self._tokens, self._filled = EVICTIONS, self._now()
         self.evicted = 0
+
+    def _victim(self, now: float, newcomer: RequestHandler | None) -> RequestHandler | None:
+        """The oldest stranger, else the keep-alive connection idle longest
+        (over GRACE), else None: every other one is busy or just served."""
+        busy, served = self._traffic.busy, self._traffic.served
+        idle = None
+        longest = GRACE
+        for other in self._open:
+            if other is newcomer or other in busy:
+                continue
+            last = served.get(other)
+            if last is None:
+                return other  # the oldest: it has had the longest to send a request
+            if now - last > longest:
+                idle, longest = other, now - last
+        return idle
+
+    async def room(self) -> None:
+        """Returns once one more connection may be accepted: a slot is free, or
+        one can be freed within the eviction budget (EVICTIONS a second)."""
+        while True:
+            if len(self._open) < self._cap:
+                return
+            now = self._now()
+            self._tokens = min(EVICTIONS, self._tokens + (now - self._filled) * EVICTIONS)
+            self._filled = now
+            if self._tokens >= 1 and self._victim(now, None) is not None:
+                self._tokens -= 1
+                return
+            self._freed.clear()
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(1 / EVICTIONS):
+                    await self._freed.wait()
 
     def connection_made(self, handler: RequestHandler, transport: asyncio.Transport) -> None:
         super().connection_made(handler, transport)
@@ -149,21 +221,8 @@ class _CappedServer(web.Server):
         if len(self._open) <= self._cap:
             return
         self.evicted += 1
-        busy, served = self._traffic.busy, self._traffic.served
-        stranger = idle = None
-        longest = GRACE
-        for other in self._open:
-            if other is handler or other in busy:
-                continue
-            last = served.get(other)
-            if last is None:
-                stranger = other  # the oldest: it has had the longest to send a request
-                break
-            if now - last > longest:
-                idle, longest = other, now - last
-        # A stranger, else the longest idle keep-alive, else (every other busy or
-        # just served) the newcomer.
-        victim = stranger or idle or handler
+        # A stranger, else the longest idle keep-alive, else the newcomer.
+        victim = self._victim(now, handler) or handler
         # Closed on the next turn of the loop: the newcomer's own handling task
         # must start before its connection is lost (aiohttp expects that order).
         asyncio.get_running_loop().call_soon(self._open.pop(victim)[0].close)
@@ -171,6 +230,7 @@ class _CappedServer(web.Server):
     def connection_lost(self, handler: RequestHandler, exc: BaseException | None = None) -> None:
         self._open.pop(handler, None)
         self._traffic.served.pop(handler, None)
+        self._freed.set()
         super().connection_lost(handler, exc)
 
 
@@ -207,3 +267,66 @@ class BoundedRunner(web.AppRunner):
             traffic=app[_TRAFFIC],
             **self._kwargs,
         )
+
+
+class _Listening:
+    """The listening socket and its accept loop, as a site's `_server` (aiohttp
+    reads `sockets` for the runner's addresses and calls `close` to stop)."""
+
+    def __init__(self, sock: socket.socket, accepting: asyncio.Task[None]) -> None:
+        self.sockets = [sock]
+        self._accepting = accepting
+
+    def close(self) -> None:
+        # The socket is closed once the loop has let go of it: a pending accept
+        # unregisters its descriptor as it is cancelled, on the next turn.
+        self._accepting.cancel()
+        self._accepting.add_done_callback(self._close_sockets)
+
+    def _close_sockets(self, _accepting: asyncio.Task[None]) -> None:
+        for sock in self.sockets:
+            sock.close()
+
+    async def wait_closed(self) -> None:
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._accepting
+
+
+class PacedSite(web.BaseSite):
+    """A TCP site for a BoundedRunner that accepts connections itself, only
+    while its port has room (see the module's doc)."""
+
+    __slots__ = ("_host", "_port")
+
+    def __init__(self, runner: BoundedRunner, host: str, port: int, *, backlog: int = 128):
+        super().__init__(runner, backlog=backlog)
+        self._host, self._port = host, port
+
+    @property
+    def name(self) -> str:
+        return f"http://{self._host}:{self._port}"
+
+    async def start(self) -> None:
+        await super().start()
+        family = socket.AF_INET6 if ":" in self._host else socket.AF_INET
+        sock = socket.create_server((self._host, self._port), family=family, backlog=self._backlog)
+        sock.setblocking(False)
+        server = self._runner.server
+        assert isinstance(server, _CappedServer)
+        accepting = asyncio.create_task(self._accept(sock, server))
+        self._server = cast(asyncio.AbstractServer, _Listening(sock, accepting))
+
+    async def _accept(self, sock: socket.socket, server: _CappedServer) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            await server.room()
+            try:
+                conn, _ = await loop.sock_accept(sock)
+            except OSError as error:  # out of descriptors: the backlog keeps them
+                log.warning("could not accept a connection: %s", error)
+                await asyncio.sleep(ACCEPT_BACKOFF)
+                continue
+            try:
+                await loop.connect_accepted_socket(server, conn)
+            except OSError:
+                conn.close()

@@ -89,3 +89,27 @@ def test_connections_find_the_registered_adapters_dialect_else_the_plain_one() -
     connections.register(RecordingAdapter("slack", dialect=SLACK_DIALECT))
     assert connections.dialect(Target("slack", "T1", "C1")) is SLACK_DIALECT
     assert connections.dialect(Target("elsewhere", "T1", "C1")) is PLAIN
+
+
+def test_a_members_words_reach_the_terminal_as_typed_and_without_escapes() -> None:
+    import io
+
+    from bot.adapters.console.screen import Screen
+    from bot.quiz.texts.health import Judged
+    from bot.storage.reports import ReportInfo
+
+    escapes = "\x1b]0;owned\x07\x1b[2K\x1b]52;c;ZWNobyBvd25lZA==\x07"
+    said = f"[bold red]fake[/bold red] {escapes}typo\nsecond line"
+    report = ReportInfo(
+        1, "console", "local", "terminal", "q-1", f"odd{escapes}", "typo", said, "open", WHEN
+    )
+    card = texts.health.report_card(
+        report, Judged("q-1", None, None, ()), 1, ConsoleAdapter.dialect
+    )
+    out = io.StringIO()
+    Screen(out, colour=True).message(card)
+    shown = out.getvalue()
+    # rich reads no markup in it; what is left of each escape sequence is inert text.
+    assert "typo: [bold red]fake[/bold red] ]0;owned[2K]52;c;ZWNobyBvd25lZA==typo" in shown
+    assert "second line" in shown and "odd" in shown
+    assert "\x1b]" not in shown and "\x1b[2K" not in shown and "\x07" not in shown

@@ -6,6 +6,10 @@ process on the database) are answered 200 and act once."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import resource
+import subprocess
+import sys
 import time
 import uuid
 from collections.abc import AsyncIterator
@@ -20,7 +24,7 @@ from aiohttp import web
 from bot.app import Runtime
 from bot.config import Settings
 from bot.health import start_health_server
-from bot.serving import Limits
+from bot.serving import EVICTIONS, MAX_CONNECTIONS, Limits, default_connections
 from bot.storage.db import Database, open_database
 from tests.conftest import POSTGRES_URL, SKIP_POSTGRES
 from tests.fakes.fake_slack import slash_payload
@@ -99,6 +103,57 @@ async def test_a_full_port_closes_its_oldest_idle_connections_and_still_answers(
     assert closed[:10] == [True] * 10  # the oldest go first
     for _, writer in stalled:
         writer.close()
+
+
+def _cap_under(soft: int, hard: int | None = None) -> tuple[int, int]:
+    """The default cap a process with those descriptor limits gets, and its
+    soft limit afterwards."""
+    code = (
+        "import resource; from bot.serving import default_connections; "
+        f"resource.setrlimit(resource.RLIMIT_NOFILE, ({soft}, {hard or soft})); "
+        "print(default_connections(), resource.getrlimit(resource.RLIMIT_NOFILE)[0])"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    cap, after = done.stdout.split()
+    return int(cap), int(after)
+
+
+def test_each_port_holds_as_many_connections_as_the_descriptors_allow() -> None:
+    # Under the cap a stalled connection only waits for its deadline; over it,
+    # every new one evicts another, whose sender opens it again: a churn the
+    # event loop pays for (500 stalled made genuine clicks 12-32x slower at 256).
+    assert _cap_under(1024) == ((1024 - 96) // 2, 1024)
+    assert _cap_under(20_000) == (MAX_CONNECTIONS, 20_000)
+    assert MAX_CONNECTIONS == 2048
+    assert _cap_under(256) == (80, 256)  # and still leaves descriptors for the rest
+    # A soft limit under a higher hard one (systemd starts services at 1,024 of
+    # 524,288) is raised as far as both ports can use.
+    assert _cap_under(1024, 8192) == (MAX_CONNECTIONS, 2 * MAX_CONNECTIONS + 96)
+    assert _cap_under(1024, 2000) == ((2000 - 96) // 2, 2000)
+
+
+async def test_five_hundred_stalled_connections_all_stay_until_their_deadline() -> None:
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if default_connections() < 520 or soft < 1400:
+        pytest.skip(f"a descriptor limit of {soft} gives too few connections for this test")
+    limits = Limits(idle=20.0, request=30.0, body=1.0, linger=0.2)
+    runner = await start_health_server({}, _always_ok, 0, limits=limits)
+    port = _port(runner)
+    try:
+        stalled = [await asyncio.open_connection("127.0.0.1", port) for _ in range(500)]
+        for _, writer in stalled:
+            writer.write(b"GET /healthz HTTP/1.1\r\n")
+        async with (
+            aiohttp.ClientSession() as session,
+            session.get(f"http://127.0.0.1:{port}/healthz") as response,
+        ):
+            assert response.status == 200
+        assert runner.evicted == 0
+        assert not any([await _closed_within(reader, 0.01) for reader, _ in stalled])
+        for _, writer in stalled:
+            writer.close()
+    finally:
+        await runner.cleanup()
 
 
 def test_the_health_port_is_private_unless_the_operator_says_otherwise(
@@ -245,3 +300,40 @@ async def test_a_request_replayed_to_a_second_process_on_postgresql_acts_once(
         await first.fake.wait_for(lambda key=key: len(first.fake.responses_to(key)) >= 1)
         await asyncio.sleep(0.3)
         assert len(first.fake.responses_to(key)) == 1
+
+
+async def test_a_full_port_stops_accepting_and_replaces_strangers_at_a_bounded_rate() -> None:
+    # Attackers that reconnect the moment they are cut: were every newcomer
+    # accepted, each would evict another and the loop would do nothing else.
+    runner = await start_health_server({}, _always_ok, 0, limits=QUICK)
+    port = _port(runner)
+    stop = asyncio.Event()
+
+    async def attacker() -> None:
+        while not stop.is_set():
+            try:
+                reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            except OSError:
+                await asyncio.sleep(0.01)
+                continue
+            writer.write(b"GET /healthz HTTP/1.1\\r\\n")
+            with contextlib.suppress(OSError):
+                await _closed_within(reader, 0.3)
+            writer.close()
+
+    async with aiohttp.ClientSession() as session:
+        url = f"http://127.0.0.1:{port}/healthz"
+        async with session.get(url) as response:  # a client already served
+            assert response.status == 200
+        attackers = [asyncio.create_task(attacker()) for _ in range(60)]
+        await asyncio.sleep(0.3)
+        before, started = runner.evicted, time.monotonic()
+        for _ in range(10):
+            async with asyncio.timeout(2), session.get(url) as response:
+                assert response.status == 200  # its keep-alive connection still answers
+            await asyncio.sleep(0.05)
+        rate = (runner.evicted - before) / (time.monotonic() - started)
+        stop.set()
+        await asyncio.gather(*attackers)
+    await runner.cleanup()
+    assert rate <= EVICTIONS * 1.5, rate

@@ -27,6 +27,7 @@ from tests.fakes.fake_slack import (
     SIGNING_SECRET,
     Call,
     FakeSlack,
+    click_payload,
     slash_payload,
     view_submission_payload,
 )
@@ -540,3 +541,51 @@ async def test_a_channel_moderator_moderates_the_channel_but_not_the_community_b
     [no] = await slack.fake.wait_for(lambda: slack.fake.ephemerals(HOST), what="a refusal")
     assert "moderators can review submissions" in no.text
     assert await slack.repository.submissions.pending_total("slack", "T0TEAM") == 1
+
+
+async def _report_first_question(slack: Slack, reporter: str, text: str) -> None:
+    """A one-question quiz in CHANNEL, revealed, then reported by `reporter`."""
+    await slack.command("start 1 60", user=ADMIN)
+    question = await slack.next_question()
+    await slack.command("skip", user=ADMIN)
+    reveal = await slack.reveal_of(question)
+    before = len(slack.fake.views)
+    body = click_payload(
+        reveal.buttons()["Report a problem"],
+        "Report a problem",
+        user=reporter,
+        channel=CHANNEL,
+        message_ts=slack.ts_of(question),
+        response_url=slack.fake.response_url(f"report-{uuid.uuid4().hex}"),
+    )
+    assert slack.sender is not None
+    assert (await slack.sender.click(body))[0] == 200
+    [view] = await slack.fake.wait_for(lambda: slack.fake.views[before:], what="the form")
+    assert await submit_view(slack, view, reporter, reason="Typo", text=text) == {}
+
+
+async def test_reports_are_for_community_moderators_and_stay_in_their_workspace(
+    make_slack: MakeSlack,
+) -> None:
+    slack = await make_slack()
+    await slack.command("config set moderator-group <!subteam^S0HOSTS|@quiz-hosts>")
+    await _report_first_question(slack, MEMBER, "secret words of workspace one")
+    # HOST moderates this channel only: the community's reports are not theirs.
+    refused = await slack.command("reports", user=HOST)
+    assert refused.private and "a channel's moderator role is not enough" in refused.text
+    assert "secret words" not in refused.text
+    assert "secret words" in (await slack.command("reports", user=ADMIN)).text
+
+    # An admin of another workspace sees that workspace's queue: empty.
+    key = uuid.uuid4().hex
+    elsewhere = slash_payload(
+        "reports",
+        user=ADMIN,
+        channel="C0FAR",
+        response_url=slack.fake.response_url(key),
+        team="T0ELSEWHERE",
+    )
+    assert slack.sender is not None
+    assert (await slack.sender.slash(elsewhere))[0] == 200
+    [body] = await slack.fake.wait_for(lambda: slack.fake.responses_to(key), what="reports")
+    assert "No open reports" in str(body["text"]) and "secret" not in str(body)

@@ -236,7 +236,16 @@ async def _report_sent(health: QuestionHealth, form: FormSubmission, pressed: Pr
 
 
 COMMANDS = (
-    CommandSpec("reports", QuestionHealth, _reports, (Variant(("reports",)),), moderator=True),
+    # Its remove button takes a question out of the whole community's draw, and
+    # its cards show members' words from every channel: a community moderator's.
+    CommandSpec(
+        "reports",
+        QuestionHealth,
+        _reports,
+        (Variant(("reports",)),),
+        moderator=True,
+        community_wide=True,
+    ),
     CommandSpec(
         "health",
         QuestionHealth,

@@ -21,6 +21,7 @@ from pydantic import ValidationError
 
 from bot.chat import Target
 from bot.clock import Clock
+from bot.dialect import MemberText
 from bot.quiz.bank import RESERVED_BANK, Bank, Catalog, Question, play_fields
 from bot.storage.submissions import SubmissionInfo, SubmissionStore, submission_id
 
@@ -48,6 +49,24 @@ def as_question(row: SubmissionInfo) -> Question | None:
     except ValidationError:
         log.warning("community question %s no longer validates; left out", row.question_id)
         return None
+
+
+def _member_written(question: Question) -> Question:
+    """The question with its texts marked as a member's, so every dialect shows
+    them literally wherever they are drawn, revealed or reviewed."""
+
+    def mark(text: str | None) -> MemberText | None:
+        return None if text is None else MemberText(text)
+
+    return question.model_copy(
+        update={
+            "prompt": mark(question.prompt),
+            "options": [MemberText(option) for option in question.options],
+            "explanation": mark(question.explanation),
+            "hint": mark(question.hint),
+            "image_alt": mark(question.image_alt),
+        }
+    )
 
 
 class Questions:
@@ -145,7 +164,7 @@ class Questions:
             question = as_question(row)
             if question is None:
                 return False
-            self._cached[row.question_id] = question
+            self._cached[row.question_id] = _member_written(question)
         return True
 
     def question(self, question_id: str) -> Question | None:

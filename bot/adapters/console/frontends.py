@@ -11,6 +11,7 @@ from typing import TextIO
 from bot.adapters.console import texts as say
 from bot.adapters.console.adapter import CONSOLE_TARGET, LOCAL_USER, ConsoleAdapter, LineReader
 from bot.adapters.console.forms import fill
+from bot.adapters.console.ids import bad_member
 from bot.adapters.console.program import program
 from bot.adapters.console.screen import Screen
 from bot.chat import Command, FormSubmission, Interaction, OutMessage
@@ -355,15 +356,20 @@ async def review(
     return 0
 
 
-async def local_channel(service: QuizService, stopping: asyncio.Event) -> None:
+async def local_channel(
+    service: QuizService,
+    stopping: asyncio.Event,
+    source: TextIO | None = None,
+    out: TextIO | None = None,
+) -> None:
     """An interactive channel in the terminal: `/quiz …` commands and letters."""
-    console = ConsoleAdapter(surface=service.surface)
+    console = ConsoleAdapter(out, surface=service.surface)
     service.register(console)
     await console.reply_private(
         Command("help", CONSOLE_TARGET, LOCAL_USER, locale=from_environment()),
         texts.common.console_intro(),
     )
-    reader = LineReader()
+    reader = LineReader(source)
     while not stopping.is_set():
         got_line, line = await _next_line_or_change(reader, console)
         if not got_line:
@@ -384,6 +390,10 @@ async def local_channel(service: QuizService, stopping: asyncio.Event) -> None:
                 Command("help", CONSOLE_TARGET, LOCAL_USER, locale=from_environment()),
                 texts.usage.usage_error(str(problem), service.surface),
             )
+            continue
+        odd = bad_member(parsed.args)
+        if odd is not None:  # refused here, in one line: the core never sees it
+            console.hint(texts.common.private(say.not_a_console_member(odd)))
             continue
         command = Command(
             parsed.name,

@@ -208,3 +208,10 @@ def no_such_question(typed: str, count: int) -> str:
         typed=repr(typed),
         count=count,
     )
+
+
+def not_a_console_member(typed: str) -> str:
+    shown = typed if len(typed) <= 40 else typed[:39] + "…"
+    return t(
+        "{typed} is not a member here: the terminal's one player is `local`.", typed=repr(shown)
+    )

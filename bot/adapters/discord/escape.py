@@ -17,8 +17,22 @@ import re
 # (the : of https://), and the backslash itself.
 _SPECIAL = re.compile(r"([\\*_~`|>#\-\[\]()<@:])")
 _LINE_BREAKS = re.compile(r"[\r\n\u2028\u2029]+")
+_ONE_BREAK = re.compile(r"\r\n|[\r\n\u2028\u2029]")
+# A line starting "1. " or "+ " is a list item: its dot or plus is escaped too.
+_LIST_START = re.compile(r"^(\s*)(\d+)\.(?=\s)|^(\s*)\+(?=\s)")
 
 
 def escape_discord_markdown(text: str) -> str:
     """`text` as Discord shows it literally, on one line."""
     return _SPECIAL.sub(r"\\\1", _LINE_BREAKS.sub(" ", text))
+
+
+def _literal_line(line: str) -> str:
+    line = _SPECIAL.sub(r"\\\1", line)
+    return _LIST_START.sub(lambda m: f"{m[1]}{m[2]}\\." if m[2] else f"{m[3]}\\+", line)
+
+
+def escape_discord_block(text: str) -> str:
+    """`text` as Discord shows it literally, its line breaks kept: no line can
+    start a heading, quote or list, and nothing formats, links or mentions."""
+    return "\n".join(_literal_line(line) for line in _ONE_BREAK.split(text))

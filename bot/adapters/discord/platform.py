@@ -19,6 +19,7 @@ from discord import app_commands
 from bot.adapters.discord import render as discord_render
 from bot.adapters.discord.commands import CatalogTranslator, quiz_group
 from bot.adapters.discord.dialect import DISCORD_DIALECT
+from bot.adapters.discord.ids import bad_ids
 from bot.adapters.discord.shards import ALL_SHARDS, IDENTIFY_INTERVAL, IdentifyPacer, ShardPlan
 from bot.adapters.in_flight import InFlight
 from bot.chat import (
@@ -71,6 +72,17 @@ def point_at(api_url: str | None, gateway_url: str | None) -> None:
         discord.http.Route.BASE = api_url.rstrip("/")
     if gateway_url:
         discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(gateway_url)
+
+
+def misshapen(
+    interaction: discord.Interaction[Any], what: str, args: dict[str, str] | None = None
+) -> bool:
+    """True (and one log line) if an id the interaction names is not a snowflake:
+    it goes no further (not to the service, and no answer is sent)."""
+    problem = bad_ids(interaction.guild_id, interaction.channel_id, interaction.user.id, args)
+    if problem is not None:
+        log.warning("ignored a Discord %s: its %s is not one Discord makes", what, problem)
+    return problem is not None
 
 
 def target_of(interaction: discord.Interaction[Any]) -> Target | None:
@@ -257,6 +269,8 @@ class QuizClient(discord.AutoShardedClient):
     ) -> None:
         # The fallback replies (too slow, restarting) speak the member's language too.
         with self._in_flight.current(), speaking(member_locale(interaction)):
+            if misshapen(interaction, "command", args):
+                return
             target = target_of(interaction)
             if not self.accepting or target is None:
                 await _refuse(interaction, target)
@@ -285,6 +299,8 @@ class QuizClient(discord.AutoShardedClient):
     async def on_answer_click(self, interaction: discord.Interaction[Any]) -> None:
         # The fallback replies (too slow, restarting) speak the member's language too.
         with self._in_flight.current(), speaking(member_locale(interaction)):
+            if misshapen(interaction, "click"):
+                return
             target = target_of(interaction)
             if not self.accepting or target is None:
                 await _refuse(interaction, target)
@@ -311,6 +327,8 @@ class QuizClient(discord.AutoShardedClient):
         back as a private reply (with a button to reopen it, filled in)."""
         # The fallback replies (too slow, restarting) speak the member's language too.
         with self._in_flight.current(), speaking(member_locale(interaction)):
+            if misshapen(interaction, "form"):
+                return
             target = target_of(interaction)
             if not self.accepting or target is None:
                 await _refuse(interaction, target)

@@ -26,6 +26,11 @@ class SlackDialect(PlainDialect):
     def escape_text(self, text: str) -> str:
         return slack_escape(text)
 
+    # Escaping & < > is what stops a link (<url|text>), a mention (<@U…>) or a
+    # broadcast (<!channel>): the same for a member's text as for a bank's.
+    def escape_member(self, text: str) -> str:
+        return slack_escape(text)
+
     def time(self, moment: datetime) -> str:
         """A time each Slack client shows in its reader's own zone, with a UTC
         fallback. Seconds are shown because questions can last as little as two

@@ -62,7 +62,7 @@ from bot.i18n import speaking
 from bot.quiz import texts
 from bot.quiz.service import QuizService
 from bot.quiz.surface.grammar import UsageError, parse
-from bot.serving import BoundedRunner, Limits
+from bot.serving import BoundedRunner, Limits, PacedSite
 from bot.storage.seen_requests import SeenRequests
 
 log = logging.getLogger(__name__)
@@ -320,7 +320,7 @@ class SlackPlatform:
         await runner.setup()
         host, port = self.settings.slack_host, self.settings.slack_port
         try:
-            await web.TCPSite(runner, host, port).start()
+            await PacedSite(runner, host, port).start()
         except OSError as error:
             await runner.cleanup()
             raise StartError(

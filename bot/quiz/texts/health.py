@@ -103,8 +103,8 @@ def report_card(
     prompt = (
         dialect.escape_text(judged.question.prompt) if judged.question else t("(not in a bank)")
     )
-    # The member's own words: escaped like a name (no markdown, no mentions).
-    said = dialect.escape_name(report.text) if report.text else t("(no details)")
+    # The member's own words: no markdown, no links, no mentions.
+    said = dialect.escape_member(report.text) if report.text else t("(no details)")
     fields = [
         Field(t("Reason"), f"{report.reason}: {said}"),
         Field(t("Reported by"), dialect.mention(report.user_id)),

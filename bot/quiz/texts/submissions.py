@@ -113,11 +113,11 @@ def submission_queued(number: int) -> OutMessage:
 def _submission_text(submission: SubmissionInfo, dialect: Dialect) -> str:
     question = submission.question
     right = str(question.get("answer", ""))
-    lines = [dialect.escape_text(str(question.get("prompt", ""))), ""]
+    lines = [dialect.escape_member(str(question.get("prompt", ""))), ""]
     for index, option in enumerate(question.get("options") or []):
         mark = " ✅" if LETTERS[index] == right else ""
-        lines.append(f"{LETTERS[index]}. {dialect.escape_text(str(option))}{mark}")
-    why = dialect.escape_text(str(question.get("explanation", "")))
+        lines.append(f"{LETTERS[index]}. {dialect.escape_member(str(option))}{mark}")
+    why = dialect.escape_member(str(question.get("explanation", "")))
     lines += ["", t("**Why:** {explanation}", explanation=why)]
     tags = question.get("tags") or []
     if tags:
@@ -187,7 +187,7 @@ def reject_form(number: int) -> OutMessage:
 
 
 def author_accepted(submission: SubmissionInfo, dialect: Dialect) -> OutMessage:
-    prompt = dialect.escape_text(short(str(submission.question.get("prompt", ""))))
+    prompt = dialect.escape_member(short(str(submission.question.get("prompt", ""))))
     return private(
         t(
             "🎉 Your question “{prompt}” was accepted: it joins this community's question bank "
@@ -199,13 +199,13 @@ def author_accepted(submission: SubmissionInfo, dialect: Dialect) -> OutMessage:
 
 
 def author_rejected(submission: SubmissionInfo, dialect: Dialect) -> OutMessage:
-    prompt = dialect.escape_text(short(str(submission.question.get("prompt", ""))))
+    prompt = dialect.escape_member(short(str(submission.question.get("prompt", ""))))
     if submission.reason:
         return private(
             t(
                 "Your question “{prompt}” was not accepted. The moderator said: {reason}",
                 prompt=prompt,
-                reason=dialect.escape_text(submission.reason),
+                reason=dialect.escape_member(submission.reason),
             )
         )
     return private(t("Your question “{prompt}” was not accepted.", prompt=prompt))
