@@ -12,8 +12,6 @@ from bot.quiz import buttons, texts
 from bot.quiz.bank import Question
 from bot.quiz.context import Context
 from bot.quiz.posting import Posting
-from bot.quiz.scores import Scores
-from bot.quiz.study import Study
 from bot.quiz.surface.spec import ButtonRoute, Pressed
 from bot.quiz.teams import Teams
 from bot.storage.answer_writer import AnswerWriter
@@ -25,14 +23,10 @@ class Answers:
         ctx: Context,
         writer: AnswerWriter,
         posting: Posting,
-        scores: Scores,
-        study: Study,
     ) -> None:
         self.ctx = ctx
-        self.study = study
         self.writer = writer
         self.posting = posting
-        self.scores = scores
         self.teams = Teams(ctx)
 
     async def _labels(self, post: PostInfo) -> list[str]:
@@ -100,8 +94,9 @@ class Answers:
         streak = due = None
         if post.kind == "daily":
             # The nudge: a daily answer is a good moment to mention due reviews.
-            streak = await self.scores.current_streak(post.channel_id, interaction.user_id)
-            due = await self.study.due_count(post.target.platform, interaction.user_id)
+            streak, due = await self.ctx.repository.answers.streak_and_due(
+                post.channel_id, post.target.platform, interaction.user_id, now
+            )
         reply = texts.questions.daily_feedback(
             labels[slot],
             correct,
