@@ -106,7 +106,8 @@ async def measure(url: str, options: argparse.Namespace, search_path: str | None
         daily_cpu = await timed(service, daily, adapter.buttons, "daily", options.clicks, profiler)
         print(
             f"{database.dialect:<10} live {live_cpu * 1e6:6.0f} µs/click   "
-            f"daily {daily_cpu * 1e6:6.0f} µs/click   ({options.clicks} clicks each, one at a time)",
+            f"daily {daily_cpu * 1e6:6.0f} µs/click   "
+            f"({options.clicks} clicks each, one at a time)",
             flush=True,
         )
         if profiler is not None:
