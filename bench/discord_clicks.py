@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import cProfile
 import json
 import logging
 import os
@@ -53,6 +54,9 @@ from bot.storage.repository import Repository
 # Clicks before the timed ones, not counted: first-use costs (connections,
 # caches, code paths) are not what a steady rate is about.
 WARMUP = 100
+
+# --profile: where the timed clicks' cProfile goes (one file per bot measured).
+PROFILE: str | None = None
 
 
 class FakeProcess:
@@ -111,12 +115,24 @@ class Result:
 
 
 async def timed_clicks(
-    fake: FakeProcess, message: dict[str, Any], rate: float, count: int, name: str
+    fake: FakeProcess,
+    message: dict[str, Any],
+    rate: float,
+    count: int,
+    name: str,
+    profile: str | None = None,
 ) -> Result:
-    """WARMUP untimed clicks, then `count` timed ones, each by a new member."""
+    """WARMUP untimed clicks, then `count` timed ones, each by a new member;
+    with `profile`, a cProfile of the timed ones is written there."""
     await fake.ask("clicks", **message, first_member=0, count=WARMUP, rate=rate)
+    profiler = cProfile.Profile() if profile else None
     cpu = time.process_time()
+    if profiler is not None:
+        profiler.enable()
     answer = await fake.ask("clicks", **message, first_member=WARMUP, count=count, rate=rate)
+    if profiler is not None:
+        profiler.disable()
+        profiler.dump_stats(f"{profile}.{name}")
     cpu_per_click = (time.process_time() - cpu) / count
     return Result(
         name, answer["latencies"], answer["unanswered"], answer["replies"], cpu_per_click, []
@@ -166,7 +182,7 @@ async def measure_bare(fake: FakeProcess, rate: float, count: int) -> Result:
     )
     try:
         message = await fake.ask("plain_message")
-        return await timed_clicks(fake, message, rate, count, "bare")
+        return await timed_clicks(fake, message, rate, count, "bare", PROFILE)
     finally:
         await disconnect(client, connection)
 
@@ -208,7 +224,7 @@ async def measure_quizmaster(
         assert started.text.startswith("Starting a quiz"), started.text
         message = await fake.ask("question", channel=channel)
         with start_up_frozen():  # as `quizmaster run` does once connected
-            result = await timed_clicks(fake, message, rate, count, name)
+            result = await timed_clicks(fake, message, rate, count, name, PROFILE)
         post_id, _ = parse_answer_custom_id(message["custom_ids"][0]) or (0, 0)
         stored = await service.repository.answers.answer_count(post_id)
         if stored != WARMUP + count:
@@ -255,7 +271,10 @@ async def main() -> None:
     parser.add_argument("--seconds", type=float, default=10.0, help="timed clicks last this long")
     parser.add_argument("--rounds", type=int, default=1, help="measure everything this often")
     parser.add_argument("--postgres", default=os.environ.get("QUIZ_TEST_POSTGRES_URL"))
+    parser.add_argument("--profile", help="write a cProfile of each bot's timed clicks here")
     options = parser.parse_args()
+    global PROFILE
+    PROFILE = options.profile
     # As `quizmaster run` logs: INFO to stderr.
     logging.basicConfig(level=logging.INFO, stream=sys.stderr)
     count = int(options.rate * options.seconds)

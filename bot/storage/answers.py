@@ -18,7 +18,7 @@ from bot.domain.records import MemberPoints, NewAnswer, PostInfo, PostTally
 from bot.domain.rules import zone_or_utc
 from bot.storage import item_analysis, post_votes, read_models
 from bot.storage.base import Store, rowcount
-from bot.storage.db_thread import in_sqlite_thread
+from bot.storage.db_thread import on_pooled_connection
 from bot.storage.models import (
     Answer,
     Channel,
@@ -79,11 +79,10 @@ class AnswerStore(Store):
         """
         batch = _Batch(rows)
         if self._dialect == "sqlite":
-            async with self._engine.connect() as connection:
-                dialect = connection.dialect
-                return await in_sqlite_thread(
-                    connection, lambda db: self._store_in_one_hop(db, dialect, batch)
-                )
+            dialect = self._engine.dialect
+            return await on_pooled_connection(
+                self._engine, lambda db: self._store_in_one_hop(db, dialect, batch)
+            )
         if not batch.any_daily:
             return await self._store_in_one_statement(batch)
         # A Core connection, not an ORM session: this runs for every batch of

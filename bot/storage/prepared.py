@@ -17,7 +17,7 @@ from typing import Any
 from sqlalchemy import Dialect, bindparam
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from bot.storage.db_thread import in_sqlite_thread
+from bot.storage.db_thread import on_pooled_connection
 
 
 class Prepared:
@@ -149,11 +149,11 @@ class PreparedRead:
     async def rows(self, engine: AsyncEngine, values: Mapping[str, Any]) -> list[tuple[Any, ...]]:
         prepared = self._for(engine.dialect)
         parameters = prepared.row(values)
+        if engine.dialect.name == "sqlite":
+            return await on_pooled_connection(
+                engine, lambda db: _read_in_autocommit(db, prepared.sql, parameters)
+            )
         async with engine.connect() as connection:
-            if engine.dialect.name == "sqlite":
-                return await in_sqlite_thread(
-                    connection, lambda db: _read_in_autocommit(db, prepared.sql, parameters)
-                )
             # One round trip: no BEGIN and ROLLBACK around a single SELECT.
             autocommit = await connection.execution_options(isolation_level="AUTOCOMMIT")
             result = await autocommit.exec_driver_sql(prepared.sql, parameters)
