@@ -16,12 +16,14 @@ from urllib.parse import urlencode
 
 import pytest
 from slack_sdk.signature import SignatureVerifier
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.adapters.console.adapter import ConsoleAdapter
 from bot.adapters.discord.dialect import DISCORD_DIALECT
 from bot.adapters.slack.dialect import SLACK_DIALECT
 from bot.adapters.slack.http import ReplayCache, RequestGate
 from bot.quiz.bank import Catalog, load_banks
+from bot.storage.seen_requests import SeenRequests
 from tests.conftest import ROOT
 from tests.fakes.fake_slack import (
     SIGNING_SECRET,
@@ -540,3 +542,19 @@ async def test_a_channel_moderator_moderates_the_channel_but_not_the_community_b
     [no] = await slack.fake.wait_for(lambda: slack.fake.ephemerals(HOST), what="a refusal")
     assert "moderators can review submissions" in no.text
     assert await slack.repository.submissions.pending_total("slack", "T0TEAM") == 1
+
+
+async def test_a_signed_request_is_claimed_by_one_process_until_it_expires(
+    engine: AsyncEngine,
+) -> None:
+    """Several processes on one database: only the first to see a signature
+    acts on it; once its window is over and pruned it can be claimed again."""
+    now = [1_000.0]
+    one, other = SeenRequests(engine, lambda: now[0]), SeenRequests(engine, lambda: now[0])
+    assert await one.first_time("v0=" + "a" * 64, 1_300.0)
+    assert not await other.first_time("v0=" + "a" * 64, 1_300.0)
+    assert not await one.first_time("v0=" + "a" * 64, 1_300.0)
+    assert await other.first_time("v0=" + "b" * 64, 1_300.0)
+    now[0] = 1_400.0  # both windows over; the next claim prunes them
+    assert await other.first_time("v0=" + "a" * 64, 1_700.0)
+    assert not await one.first_time("v0=" + "a" * 64, 1_700.0)
