@@ -558,3 +558,12 @@ async def test_a_signed_request_is_claimed_by_one_process_until_it_expires(
     now[0] = 1_400.0  # both windows over; the next claim prunes them
     assert await other.first_time("v0=" + "a" * 64, 1_700.0)
     assert not await one.first_time("v0=" + "a" * 64, 1_700.0)
+
+
+async def test_of_many_claims_at_once_each_request_is_acted_on_once(engine: AsyncEngine) -> None:
+    """A burst: claims made together share statements, and a request sent
+    twice within it (a retry racing the original) still counts once."""
+    seen = SeenRequests(engine, lambda: 1_000.0)
+    keys = [f"v0={n:064d}" for n in range(200)]
+    claims = await asyncio.gather(*(seen.first_time(key, 1_300.0) for key in keys + keys))
+    assert claims == [True] * 200 + [False] * 200
