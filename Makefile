@@ -103,6 +103,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/question_health.py
 	$(BIN)/python bench/clicks.py
 	$(BIN)/python bench/discord_clicks.py
+	$(BIN)/python bench/slack_clicks.py
 
 clean:
 	rm -rf $(VENV) $(LOCK_VENV) .mypy_cache .ruff_cache .pytest_cache .benchmarks build dist *.egg-info
