@@ -29,8 +29,8 @@ class Answers:
         self.posting = posting
         self.teams = Teams(ctx)
 
-    async def _labels(self, post: PostInfo) -> list[str]:
-        question = await self._question(post)
+    @staticmethod
+    def _labels(post: PostInfo, question: Question | None) -> list[str]:
         if question is None:
             return [texts.common.letter(slot) for slot in range(len(post.option_order))]
         return texts.common.slot_labels(question, post.option_order)
@@ -55,11 +55,11 @@ class Answers:
         if post is None or slot >= len(post.option_order):
             return texts.questions.unknown_question()
         now = self.ctx.clock.now()
-        labels = await self._labels(post)
+        question = await self._question(post)  # once: the labels and the reply read it
+        labels = self._labels(post, question)
         if post.closed_at is not None or now >= post.closes_at:
             return texts.questions.question_closed(labels[post.correct_slot])
 
-        question = await self._question(post)
         live = post.kind == "live"
         correct = slot == post.correct_slot
         time_left = (post.closes_at - now).total_seconds()
@@ -117,7 +117,7 @@ class Answers:
         question = await self._question(post)
         if question is None or not question.hint:
             return texts.questions.no_hint()
-        labels = await self._labels(post)
+        labels = self._labels(post, question)
         if post.closed_at is not None or self.ctx.clock.now() >= post.closes_at:
             return texts.questions.question_closed(labels[post.correct_slot])
         answers = self.ctx.repository.answers
