@@ -131,6 +131,7 @@ bench: $(STAMP) catalogs
 	$(BIN)/python bench/discord_clicks.py
 	$(BIN)/python bench/texts.py
 	$(BIN)/python bench/abuse.py
+	$(BIN)/python bench/slack_clicks.py
 
 clean:
 	rm -rf $(VENV) $(LOCK_VENV) .mypy_cache .ruff_cache .pytest_cache .benchmarks build dist *.egg-info

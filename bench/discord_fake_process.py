@@ -8,7 +8,7 @@ would). Driven by JSON lines on stdin; answers in JSON lines on stdout:
     {"op": "plain_message"}        → {"message_id", "custom_ids"}: a message with one button
     {"op": "question", "channel"}  → {"message_id", "custom_ids"}: the newest question there
     {"op": "clicks", "message_id", "custom_ids", "first_member", "count", "rate"}
-        → {"latencies": [s, …], "unanswered": n, "replies": {text: n}}
+        → {"latencies": [s, …], "unanswered": n, "replies": {text: n}, "seconds": s}
 
     python bench/discord_fake_process.py --members N
 """
@@ -112,6 +112,10 @@ async def clicks(
         for token in tokens
         if token in fake.answered_at
     ]
+    answered = [fake.answered_at[token] for token in tokens if token in fake.answered_at]
+    sent = [fake.sent_at[token] for token in tokens if token in fake.sent_at]
+    # First click sent to last answer: what a burst's throughput is over.
+    seconds = max(answered) - min(sent) if answered and sent else 0.0
     replies: Counter[str] = Counter()
     for token in tokens:
         final = fake.replies[token].final
@@ -120,7 +124,12 @@ async def clicks(
     unanswered = sum(1 for token in tokens if fake.replies[token].final is None)
     for token in tokens:  # keep the fake small across runs
         fake.replies.pop(token, None)
-    return {"latencies": latencies, "unanswered": unanswered, "replies": dict(replies)}
+    return {
+        "latencies": latencies,
+        "unanswered": unanswered,
+        "replies": dict(replies),
+        "seconds": seconds,
+    }
 
 
 def plain_message(fake: TimedFakeDiscord) -> dict[str, Any]:

@@ -16,12 +16,14 @@ from urllib.parse import urlencode
 
 import pytest
 from slack_sdk.signature import SignatureVerifier
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.adapters.console.adapter import ConsoleAdapter
 from bot.adapters.discord.dialect import DISCORD_DIALECT
 from bot.adapters.slack.dialect import SLACK_DIALECT
 from bot.adapters.slack.http import ReplayCache, RequestGate
 from bot.quiz.bank import Catalog, load_banks
+from bot.storage.seen_requests import SeenRequests
 from tests.conftest import ROOT
 from tests.fakes.fake_slack import (
     SIGNING_SECRET,
@@ -589,3 +591,28 @@ async def test_reports_are_for_community_moderators_and_stay_in_their_workspace(
     assert (await slack.sender.slash(elsewhere))[0] == 200
     [body] = await slack.fake.wait_for(lambda: slack.fake.responses_to(key), what="reports")
     assert "No open reports" in str(body["text"]) and "secret" not in str(body)
+
+
+async def test_a_signed_request_is_claimed_by_one_process_until_it_expires(
+    engine: AsyncEngine,
+) -> None:
+    """Several processes on one database: only the first to see a signature
+    acts on it; once its window is over and pruned it can be claimed again."""
+    now = [1_000.0]
+    one, other = SeenRequests(engine, lambda: now[0]), SeenRequests(engine, lambda: now[0])
+    assert await one.first_time("v0=" + "a" * 64, 1_300.0)
+    assert not await other.first_time("v0=" + "a" * 64, 1_300.0)
+    assert not await one.first_time("v0=" + "a" * 64, 1_300.0)
+    assert await other.first_time("v0=" + "b" * 64, 1_300.0)
+    now[0] = 1_400.0  # both windows over; the next claim prunes them
+    assert await other.first_time("v0=" + "a" * 64, 1_700.0)
+    assert not await one.first_time("v0=" + "a" * 64, 1_700.0)
+
+
+async def test_of_many_claims_at_once_each_request_is_acted_on_once(engine: AsyncEngine) -> None:
+    """A burst: claims made together share statements, and a request sent
+    twice within it (a retry racing the original) still counts once."""
+    seen = SeenRequests(engine, lambda: 1_000.0)
+    keys = [f"v0={n:064d}" for n in range(200)]
+    claims = await asyncio.gather(*(seen.first_time(key, 1_300.0) for key in keys + keys))
+    assert claims == [True] * 200 + [False] * 200

@@ -12,8 +12,6 @@ from bot.quiz import buttons, texts
 from bot.quiz.bank import Question
 from bot.quiz.context import Context
 from bot.quiz.posting import Posting
-from bot.quiz.scores import Scores
-from bot.quiz.study import Study
 from bot.quiz.surface.spec import ButtonRoute, Pressed
 from bot.quiz.teams import Teams
 from bot.storage.answer_writer import AnswerWriter
@@ -25,18 +23,14 @@ class Answers:
         ctx: Context,
         writer: AnswerWriter,
         posting: Posting,
-        scores: Scores,
-        study: Study,
     ) -> None:
         self.ctx = ctx
-        self.study = study
         self.writer = writer
         self.posting = posting
-        self.scores = scores
         self.teams = Teams(ctx)
 
-    async def _labels(self, post: PostInfo) -> list[str]:
-        question = await self._question(post)
+    @staticmethod
+    def _labels(post: PostInfo, question: Question | None) -> list[str]:
         if question is None:
             return [texts.common.letter(slot) for slot in range(len(post.option_order))]
         return texts.common.slot_labels(question, post.option_order)
@@ -61,11 +55,11 @@ class Answers:
         if post is None or slot >= len(post.option_order):
             return texts.questions.unknown_question()
         now = self.ctx.clock.now()
-        labels = await self._labels(post)
+        question = await self._question(post)  # once: the labels and the reply read it
+        labels = self._labels(post, question)
         if post.closed_at is not None or now >= post.closes_at:
             return texts.questions.question_closed(labels[post.correct_slot])
 
-        question = await self._question(post)
         live = post.kind == "live"
         correct = slot == post.correct_slot
         time_left = (post.closes_at - now).total_seconds()
@@ -100,8 +94,9 @@ class Answers:
         streak = due = None
         if post.kind == "daily":
             # The nudge: a daily answer is a good moment to mention due reviews.
-            streak = await self.scores.current_streak(post.channel_id, interaction.user_id)
-            due = await self.study.due_count(post.target.platform, interaction.user_id)
+            streak, due = await self.ctx.repository.answers.streak_and_due(
+                post.channel_id, post.target.platform, interaction.user_id, now
+            )
         reply = texts.questions.daily_feedback(
             labels[slot],
             correct,
@@ -122,7 +117,7 @@ class Answers:
         question = await self._question(post)
         if question is None or not question.hint:
             return texts.questions.no_hint()
-        labels = await self._labels(post)
+        labels = self._labels(post, question)
         if post.closed_at is not None or self.ctx.clock.now() >= post.closes_at:
             return texts.questions.question_closed(labels[post.correct_slot])
         answers = self.ctx.repository.answers

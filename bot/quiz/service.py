@@ -99,7 +99,7 @@ class QuizService:
         )
         self.posting = Posting(context, self.scores, self.study)
         self.live = LiveQuizzes(context, self.posting)
-        self.answers = Answers(context, self.answer_writer, self.posting, self.scores, self.study)
+        self.answers = Answers(context, self.answer_writer, self.posting)
         self.scheduler = Scheduler(context, self.posting, self.scores, self.jobs)
         self.timers = Timers(
             repository,

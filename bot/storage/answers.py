@@ -18,13 +18,46 @@ from bot.domain.records import MemberPoints, NewAnswer, PostInfo, PostTally
 from bot.domain.rules import zone_or_utc
 from bot.storage import item_analysis, post_votes, read_models
 from bot.storage.base import Store, rowcount
-from bot.storage.db_thread import in_sqlite_thread
-from bot.storage.models import Answer, Channel, HintTaken, Post, Quiz, QuizTeamMember
-from bot.storage.prepared import PreparedRows
+from bot.storage.db_thread import on_pooled_connection
+from bot.storage.models import (
+    Answer,
+    Channel,
+    DailyStreak,
+    HintTaken,
+    Post,
+    Quiz,
+    QuizTeamMember,
+    ReviewCard,
+)
+from bot.storage.prepared import PreparedRead, PreparedRows
 
 # Answer transactions in flight at once on PostgreSQL: enough to overlap one
 # batch's commit with the next one's inserts, well under the pool's 10.
 CONCURRENT_WRITES = 4
+
+
+def _streak_and_due() -> PreparedRead:
+    user = bindparam("user_id", type_=DailyStreak.user_id.type)
+    streak = select(DailyStreak.current).where(
+        DailyStreak.channel_id == bindparam("channel_id", type_=DailyStreak.channel_id.type),
+        DailyStreak.user_id == user,
+    )
+    due = (
+        select(func.count())
+        .select_from(ReviewCard)
+        .where(
+            ReviewCard.platform == bindparam("platform", type_=ReviewCard.platform.type),
+            ReviewCard.user_id == user,
+            ReviewCard.due <= bindparam("now", type_=ReviewCard.due.type),
+        )
+    )
+    return PreparedRead(
+        select(streak.scalar_subquery(), due.scalar_subquery()),
+        ["channel_id", "platform", "user_id", "now"],
+    )
+
+
+_STREAK_AND_DUE = _streak_and_due()
 
 
 class AnswerStore(Store):
@@ -46,11 +79,10 @@ class AnswerStore(Store):
         """
         batch = _Batch(rows)
         if self._dialect == "sqlite":
-            async with self._engine.connect() as connection:
-                dialect = connection.dialect
-                return await in_sqlite_thread(
-                    connection, lambda db: self._store_in_one_hop(db, dialect, batch)
-                )
+            dialect = self._engine.dialect
+            return await on_pooled_connection(
+                self._engine, lambda db: self._store_in_one_hop(db, dialect, batch)
+            )
         if not batch.any_daily:
             return await self._store_in_one_statement(batch)
         # A Core connection, not an ORM session: this runs for every batch of
@@ -130,6 +162,18 @@ class AnswerStore(Store):
 
             self._insert_answers = PreparedRows(statement, dialect, table)
         return self._insert_answers
+
+    async def streak_and_due(
+        self, channel_id: int, platform: str, user_id: str, now: datetime
+    ) -> tuple[int, int]:
+        """The member's current daily streak in the channel and how many of
+        their review cards are due: what the reply to a daily answer says, in
+        one read."""
+        [(streak, due)] = await _STREAK_AND_DUE.rows(
+            self._reader,
+            {"channel_id": channel_id, "platform": platform, "user_id": user_id, "now": now},
+        )
+        return int(streak or 0), int(due)
 
     async def answer_slot(self, post_id: int, user_id: str) -> int | None:
         async with self._reads() as session:

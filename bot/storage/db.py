@@ -20,6 +20,7 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, event, text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
+from sqlalchemy.pool import PoolResetState
 
 from bot.storage import item_analysis, member_activity, recount
 from bot.storage.db_thread import begin_sqlite
@@ -105,11 +106,28 @@ def create_engine(url: str, *, echo: bool = False, search_path: str | None = Non
     # SQLite allows one writer at a time. One pooled connection serialises this
     # process's transactions fairly in asyncio instead of making them spin in
     # SQLite's busy handler; the busy timeout covers other processes (the CLI).
-    engine = create_async_engine(url, echo=echo, pool_size=1, max_overflow=0, pool_timeout=120)
+    engine = create_async_engine(
+        url,
+        echo=echo,
+        pool_size=1,
+        max_overflow=0,
+        pool_timeout=120,
+        # The pool's ROLLBACK on return is a hand-off to the connection's
+        # thread after every write, though the write has committed: the
+        # "reset" listener below rolls back only what is still open.
+        pool_reset_on_return=None,
+    )
 
     @event.listens_for(engine.sync_engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
         _sqlite_settings(dbapi_connection, "PRAGMA foreign_keys=ON", "PRAGMA synchronous=NORMAL")
+
+    @event.listens_for(engine.sync_engine, "reset")
+    def _on_reset(dbapi_connection: Any, _record: Any, state: PoolResetState) -> None:
+        # A transaction left open (work that failed half-way in the thread)
+        # must not hold the write lock: end it as the pool would have.
+        if state.asyncio_safe and _in_transaction(dbapi_connection):
+            dbapi_connection.rollback()
 
     @event.listens_for(engine.sync_engine, "begin")
     def _on_begin(conn: Connection) -> None:
@@ -154,6 +172,12 @@ def _sqlite_reader(url: str, *, echo: bool) -> AsyncEngine:
         begin_sqlite(conn, "BEGIN")
 
     return engine
+
+
+def _in_transaction(dbapi_connection: Any) -> bool:
+    """Whether the sqlite3 connection behind SQLAlchemy's aiosqlite adapter is
+    inside a transaction (a flag read, no hand-off to its thread)."""
+    return bool(dbapi_connection.driver_connection._conn.in_transaction)
 
 
 def _sqlite_settings(dbapi_connection: Any, *pragmas: str) -> None:

@@ -26,6 +26,7 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, async_sessionmaker
 from sqlalchemy.orm import Session
 from sqlalchemy.pool import StaticPool
+from sqlalchemy.util import greenlet_spawn
 
 T = TypeVar("T")
 
@@ -41,6 +42,24 @@ async def in_sqlite_thread(
     """Run `work(sqlite3_connection)` in the worker thread of the aiosqlite
     connection behind `connection` (checked out, so nothing else uses it)."""
     return await _in_thread(connection, lambda driver: work(driver._conn))
+
+
+async def on_pooled_connection(engine: AsyncEngine, work: Callable[[sqlite3.Connection], T]) -> T:
+    """Run `work(sqlite3_connection)` as one hand-off on a connection of
+    `engine`'s pool, with no SQLAlchemy Connection around it: on the answer
+    path that wrapper (made, then closed in a greenlet) cost as much as the
+    hand-off. `work` must end any transaction it begins."""
+    raw = await engine.raw_connection()
+    driver: Any = raw.driver_connection
+    try:
+        result: T = await driver._execute(lambda: work(driver._conn))
+    except BaseException:
+        # Cancelled, the work may still be running in the thread: the pool's
+        # reset, from a greenlet, queues its ROLLBACK behind it.
+        await greenlet_spawn(raw.close)
+        raise
+    raw.close()  # the work ended its transaction: nothing to reset
+    return result
 
 
 async def _in_thread(connection: AsyncConnection, work: Callable[[Any], T]) -> T:

@@ -9,12 +9,15 @@ and the driver gets the whole batch in one call.
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from operator import itemgetter
 from typing import Any
 
 from sqlalchemy import Dialect, bindparam
-from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from bot.storage.db_thread import on_pooled_connection
 
 
 class Prepared:
@@ -120,3 +123,50 @@ class PreparedRows:
             result = await connection.exec_driver_sql(sql, parameters)
             returned.extend(tuple(found) for found in result)
         return returned
+
+
+class PreparedRead:
+    """A one-statement read compiled once per backend and handed straight to
+    the driver: no statement built, no cache key computed, no SQLAlchemy
+    connection wrapped around it per call. Every click's reply can make one,
+    and those layers cost more than the indexed lookup itself.
+
+    Only for results that need no conversion back (integers, counts): rows
+    come back as the driver returns them."""
+
+    def __init__(self, statement: Any, parameters: Sequence[str]) -> None:
+        self._statement = statement
+        self._parameters = list(parameters)
+        self._prepared: dict[str, Prepared] = {}
+
+    def _for(self, dialect: Dialect) -> Prepared:
+        prepared = self._prepared.get(dialect.name)
+        if prepared is None:
+            prepared = Prepared(self._statement, dialect, self._parameters)
+            self._prepared[dialect.name] = prepared
+        return prepared
+
+    async def rows(self, engine: AsyncEngine, values: Mapping[str, Any]) -> list[tuple[Any, ...]]:
+        prepared = self._for(engine.dialect)
+        parameters = prepared.row(values)
+        if engine.dialect.name == "sqlite":
+            return await on_pooled_connection(
+                engine, lambda db: _read_in_autocommit(db, prepared.sql, parameters)
+            )
+        async with engine.connect() as connection:
+            # One round trip: no BEGIN and ROLLBACK around a single SELECT.
+            autocommit = await connection.execution_options(isolation_level="AUTOCOMMIT")
+            result = await autocommit.exec_driver_sql(prepared.sql, parameters)
+            return [tuple(row) for row in result]
+
+
+def _read_in_autocommit(
+    db: sqlite3.Connection, sql: str, parameters: tuple[Any, ...]
+) -> list[tuple[Any, ...]]:
+    """One SELECT outside a transaction is its own snapshot. A read cancelled
+    half-way can return its connection still inside one (read connections
+    skip the pool's ROLLBACK): end that first, or this would read its old
+    snapshot."""
+    if db.in_transaction:
+        db.execute("ROLLBACK")
+    return db.execute(sql, parameters).fetchall()

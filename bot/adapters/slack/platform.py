@@ -17,6 +17,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any, ParamSpec
 
+import aiohttp
 from aiohttp import web
 from slack_bolt.adapter.aiohttp import to_aiohttp_response
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
@@ -144,6 +145,9 @@ class SlackPlatform:
             name="quizmaster",
             oauth_flow=self.flow,
             user_facing_authorize_error_message=slack_texts.not_installed(),
+            # Every HTTP request reaches Bolt through the gate (http.py), which
+            # checked its signature already; Socket Mode requests are unsigned.
+            request_verification_enabled=False,
         )
         if self.installed is not None:
             self.app.use(self._remember_workspace)
@@ -162,6 +166,14 @@ class SlackPlatform:
         self._runner: BoundedRunner | None = None
         self._serving = False
         self._in_flight = InFlight(PLATFORM)
+        self._session: aiohttp.ClientSession | None = None
+
+    def _pooled(self, client: AsyncWebClient) -> AsyncWebClient:
+        """`client` on the platform's one HTTP session once started: without
+        it slack-sdk opens a session, and a TCP connection, for every call
+        (each click's private reply), which cost more CPU than the click."""
+        client.session = self._session
+        return client
 
     def _installations(self, settings: Settings) -> tuple[InstalledWorkspaces, InstallFlow]:
         """OAuth mode: installations in the database, shared by every process."""
@@ -173,7 +185,7 @@ class SlackPlatform:
         installed = InstalledWorkspaces(
             store,
             engine,
-            lambda token: web_client(settings, token),
+            lambda token: self._pooled(web_client(settings, token)),
             AsyncTokenRotator(client_id=client_id, client_secret=client_secret, client=self.client),
         )
         flow = install_flow(
@@ -254,6 +266,12 @@ class SlackPlatform:
     # -- lifecycle ------------------------------------------------------------------
 
     async def start(self) -> None:
+        # Kept-alive connections to the Web API, with the client's own time limit per call.
+        if self._session is None:
+            self._session = aiohttp.ClientSession(
+                timeout=aiohttp.ClientTimeout(total=self.client.timeout)
+            )
+            self._pooled(self.client)
         if self.flow is None:  # OAuth mode has no token until a workspace installs
             await self._check_bot_token()
         if self.socket_mode:
@@ -356,6 +374,10 @@ class SlackPlatform:
         socket, self._socket = self._socket, None
         if socket is not None:
             await socket.close_async()  # type: ignore[no-untyped-call]
+        session, self._session = self._session, None
+        if session is not None:
+            self.client.session = None
+            await session.close()
 
     def _tracked(self, handler: Callable[P, Awaitable[None]]) -> Callable[P, Awaitable[None]]:
         """`handler` counted as work in flight while it runs (Bolt runs listeners
