@@ -10,7 +10,7 @@ from typing import Any
 
 from sqlalchemy import delete, or_, select, update
 
-from bot.domain.records import PostInfo
+from bot.domain.records import PostInfo, RevealClaim
 from bot.domain.rules import zone_or_utc
 from bot.storage import item_analysis, read_models
 from bot.storage.base import PUBLISHED_OR_GIVEN_UP, UNPUBLISHED, Store, post_info, rowcount
@@ -221,23 +221,34 @@ class PostStore(Store):
             )
             return list(rows.scalars())
 
-    async def claim_reveal(self, post_id: int, now: datetime, claimed_before: datetime) -> bool:
-        """Become the one caller that edits the post's message to show the answer."""
+    async def claim_reveal(
+        self, post_id: int, now: datetime, claimed_before: datetime
+    ) -> RevealClaim | None:
+        """Become the one caller that edits the post's message to show the answer;
+        None if it is revealed or someone else holds the reveal."""
         async with self._sessions.begin() as session:
+            # Locked first, so what an earlier claim left is read by its taker only.
+            earlier = (
+                await session.execute(
+                    select(Post.reveal_claimed_at).where(Post.id == post_id).with_for_update()
+                )
+            ).scalar_one_or_none()
             result = await session.execute(
                 update(Post)
                 .where(Post.id == post_id, Post.revealed_at.is_(None), _reveal_free(claimed_before))
                 .values(reveal_claimed_at=now)
             )
-            return bool(rowcount(result))
+            return RevealClaim(again=earlier is not None) if rowcount(result) else None
 
-    async def release_reveal(self, post_id: int) -> None:
-        """The reveal failed for now: let the next timer tick try again."""
+    async def release_reveal(self, post_id: int, free_since: datetime) -> None:
+        """The reveal failed for now: let the next timer tick try again. The claim
+        is kept, dated `free_since` (older than any live lease), so the next
+        try knows an edit may have gone out."""
         async with self._sessions.begin() as session:
             await session.execute(
                 update(Post)
                 .where(Post.id == post_id, Post.revealed_at.is_(None))
-                .values(reveal_claimed_at=None)
+                .values(reveal_claimed_at=free_since)
             )
 
     async def mark_revealed(self, post_id: int, now: datetime) -> None:
