@@ -9,7 +9,7 @@ from functools import partial
 
 from bot.clock import Clock
 from bot.quiz.connections import Connections
-from bot.quiz.delivery import REVEAL_LEASE
+from bot.quiz.delivery import HANDOVER, REVEAL_LEASE
 from bot.quiz.jobs import Jobs
 from bot.quiz.live import LiveQuizzes
 from bot.quiz.posting import REVEAL_RETRY_WINDOW, Posting
@@ -72,9 +72,11 @@ class Timers:
         posts = self.repository.posts
         # Look everything up before starting anything, so work started now
         # cannot make a quiz look stalled half-way through closing a question.
-        stalled = await self.repository.quizzes.stalled_quizzes()
-        due = await posts.due_posts(now)
-        unrevealed = await posts.unrevealed_posts(now - REVEAL_RETRY_WINDOW, now - REVEAL_LEASE)
+        stalled = await self.repository.quizzes.stalled_quizzes(now - HANDOVER)
+        due = await posts.due_posts(now, HANDOVER)
+        unrevealed = await posts.unrevealed_posts(
+            now - REVEAL_RETRY_WINDOW, now - REVEAL_LEASE, now - HANDOVER
+        )
         undelivered = await posts.due_publishes(now, platforms)
         jobs, live = self.jobs, self.live
         tasks = [
@@ -109,7 +111,7 @@ class Timers:
                 upcoming = [
                     when
                     for when in (
-                        await self.repository.posts.next_deadline(),
+                        await self.repository.posts.next_deadline(HANDOVER),
                         await self.scheduler.next_fire(),
                         await self.repository.posts.next_publish_retry(
                             self.connections.platforms_here()

@@ -5,7 +5,7 @@ Closing a post happens in one place, `claim_close`."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import delete, or_, select, update
@@ -16,6 +16,11 @@ from bot.storage import item_analysis, read_models
 from bot.storage.base import PUBLISHED_OR_GIVEN_UP, UNPUBLISHED, Store, post_info, rowcount
 from bot.storage.db_thread import write_in_one_hop
 from bot.storage.models import Channel, Post, Quiz
+from bot.storage.process import PROCESS
+
+
+def _not_mine() -> Any:
+    return or_(Post.owner.is_(None), Post.owner != PROCESS)
 
 
 def _reveal_free(claimed_before: datetime) -> Any:
@@ -62,23 +67,37 @@ class PostStore(Store):
         async with self._reads() as session:
             return list((await session.execute(query)).scalars())
 
-    async def next_deadline(self) -> datetime | None:
+    async def next_deadline(self, handover: timedelta) -> datetime | None:
+        """When the timer loop next has a post to close: this process's own at
+        their deadline, another process's only `handover` after it."""
+        open_posts = select(Post.closes_at).where(Post.closed_at.is_(None), PUBLISHED_OR_GIVEN_UP)
         async with self._reads() as session:
-            found = await session.execute(
-                select(Post.closes_at)
-                .where(Post.closed_at.is_(None), PUBLISHED_OR_GIVEN_UP)
-                .order_by(Post.closes_at)
-                .limit(1)
-            )
-            return found.scalar_one_or_none()
+            own = (
+                await session.execute(
+                    open_posts.where(Post.owner == PROCESS).order_by(Post.closes_at).limit(1)
+                )
+            ).scalar_one_or_none()
+            other = (
+                await session.execute(
+                    open_posts.where(_not_mine()).order_by(Post.closes_at).limit(1)
+                )
+            ).scalar_one_or_none()
+        times = [t for t in (own, other + handover if other else None) if t is not None]
+        return min(times, default=None)
 
-    async def due_posts(self, now: datetime) -> list[tuple[int, int | None]]:
+    async def due_posts(self, now: datetime, handover: timedelta) -> list[tuple[int, int | None]]:
         """(post, quiz) of open posts past their deadline (a post still being
-        delivered has no deadline yet)."""
+        delivered has no deadline yet); another process's post only once it is
+        `handover` late, so that its maker closes it unless it died."""
         async with self._reads() as session:
             rows = await session.execute(
                 select(Post.id, Post.quiz_id)
-                .where(Post.closed_at.is_(None), Post.closes_at <= now, PUBLISHED_OR_GIVEN_UP)
+                .where(
+                    Post.closed_at.is_(None),
+                    Post.closes_at <= now,
+                    PUBLISHED_OR_GIVEN_UP,
+                    or_(Post.owner == PROCESS, Post.closes_at <= now - handover),
+                )
                 .order_by(Post.closes_at)
             )
             return [(post_id, quiz_id) for post_id, quiz_id in rows]
@@ -205,9 +224,13 @@ class PostStore(Store):
                 await read_models.close_daily(session, post_id, row.channel_id)
             return True
 
-    async def unrevealed_posts(self, closed_since: datetime, claimed_before: datetime) -> list[int]:
+    async def unrevealed_posts(
+        self, closed_since: datetime, claimed_before: datetime, others_closed_before: datetime
+    ) -> list[int]:
         """Posts closed since `closed_since` whose message does not show the answer
-        yet, and that nobody is revealing (no claim, or one older than `claimed_before`)."""
+        yet, and that nobody is revealing (no claim, or one older than `claimed_before`);
+        another process's only if closed before `others_closed_before` (its
+        closer reveals it at once unless it died)."""
         async with self._reads() as session:
             rows = await session.execute(
                 select(Post.id)
@@ -216,6 +239,7 @@ class PostStore(Store):
                     Post.closed_at >= closed_since,
                     Post.message_id.is_not(None),
                     _reveal_free(claimed_before),
+                    or_(Post.owner == PROCESS, Post.closed_at < others_closed_before),
                 )
                 .order_by(Post.closed_at)
             )
