@@ -310,11 +310,13 @@ async def bench(args: argparse.Namespace) -> None:
         now = datetime.now(UTC)
         due = (now + timedelta(seconds=args.before + 15 + 60)).replace(second=0, microsecond=0)
         daily = [channel_of(g) for g in guilds[args.channels : args.channels + args.daily]]
-        for channel in daily:
-            token = await discord.slash(
+        tokens = [
+            await discord.slash(
                 by_channel[channel], channel, MOD, "schedule daily", {"time": f"{due:%H:%M}"}
             )
-            await discord.reply(token, within=30)
+            for channel in daily
+        ]
+        await asyncio.gather(*(discord.reply(t, within=60) for t in tokens))
 
         clicks = Clicks(discord, {c: by_channel[c] for c in live})
         cpu = CpuMeter(processes)

@@ -12,7 +12,7 @@ import shutil
 import uuid
 from collections.abc import AsyncIterator, Iterator, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import asyncpg
@@ -22,7 +22,6 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.chat import Command, Interaction, OutMessage, Target
 from bot.quiz.bank import Catalog, Question, load_banks
-from bot.quiz.delivery import HANDOVER
 from bot.quiz.service import QuizService
 from bot.storage.db import Database, create_engine, open_database, upgrade
 from bot.storage.models import Base
@@ -381,7 +380,7 @@ async def run_until(host: Host, moment: datetime) -> list[tuple[datetime, Sent]]
             when
             for when in (
                 await service.scheduler.next_fire(),
-                await service.repository.posts.next_deadline(HANDOVER),
+                await service.repository.posts.next_deadline(timedelta(0)),
                 await service.repository.posts.next_publish_retry([host.adapter.platform]),
             )
             if when is not None and when <= moment

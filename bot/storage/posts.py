@@ -19,10 +19,6 @@ from bot.storage.models import Channel, Post, Quiz
 from bot.storage.process import PROCESS
 
 
-def _not_mine() -> Any:
-    return or_(Post.owner.is_(None), Post.owner != PROCESS)
-
-
 def _reveal_free(claimed_before: datetime) -> Any:
     return or_(Post.reveal_claimed_at.is_(None), Post.reveal_claimed_at < claimed_before)
 
@@ -69,21 +65,19 @@ class PostStore(Store):
 
     async def next_deadline(self, handover: timedelta) -> datetime | None:
         """When the timer loop next has a post to close: this process's own at
-        their deadline, another process's only `handover` after it."""
-        open_posts = select(Post.closes_at).where(Post.closed_at.is_(None), PUBLISHED_OR_GIVEN_UP)
+        their deadline. With a `handover`, another process's posts are left out:
+        their makers close them, and the idle ticks find those left late. With
+        none (one process on the database), every post counts."""
+        query = (
+            select(Post.closes_at)
+            .where(Post.closed_at.is_(None), PUBLISHED_OR_GIVEN_UP)
+            .order_by(Post.closes_at)
+            .limit(1)
+        )
+        if handover:
+            query = query.where(Post.owner == PROCESS)
         async with self._reads() as session:
-            own = (
-                await session.execute(
-                    open_posts.where(Post.owner == PROCESS).order_by(Post.closes_at).limit(1)
-                )
-            ).scalar_one_or_none()
-            other = (
-                await session.execute(
-                    open_posts.where(_not_mine()).order_by(Post.closes_at).limit(1)
-                )
-            ).scalar_one_or_none()
-        times = [t for t in (own, other + handover if other else None) if t is not None]
-        return min(times, default=None)
+            return (await session.execute(query)).scalar_one_or_none()
 
     async def due_posts(self, now: datetime, handover: timedelta) -> list[tuple[int, int | None]]:
         """(post, quiz) of open posts past their deadline (a post still being
