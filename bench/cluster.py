@@ -193,6 +193,19 @@ class CpuMeter:
         return bots, own, (all1 - all0) - sum(bots) - own
 
 
+async def database_work(url: str, name: str) -> tuple[int, int]:
+    """Transactions committed on the database so far, and questions closed."""
+    connection = await asyncpg.connect(url)
+    try:
+        commits = await connection.fetchval(
+            "SELECT xact_commit FROM pg_stat_database WHERE datname = $1", name
+        )
+        closed = await connection.fetchval("SELECT count(*) FROM posts WHERE closed_at IS NOT NULL")
+    finally:
+        await connection.close()
+    return int(commits), int(closed)
+
+
 async def drain(stream: asyncio.StreamReader | None, into: Path) -> None:
     """Keep a bot's output flowing into a file, so a full pipe never blocks its logging."""
     if stream is None:
@@ -322,8 +335,10 @@ async def bench(args: argparse.Namespace) -> None:
         cpu = CpuMeter(processes)
         started = time.monotonic()
         cpu.mark()
+        work = [await database_work(database, name)]
         await clicks.run(started + args.before, args.concurrency)
         cpu.mark()
+        work.append(await database_work(database, name))
         # One process alone is the baseline: it keeps running (nobody would take over).
         victim = 1 if len(processes) > 1 else None
         if victim is not None:
@@ -390,9 +405,15 @@ async def bench(args: argparse.Namespace) -> None:
         print(f"reveals made twice      {doubled_reveals} (of {len(reveals)} reveals)")
         print(f"daily posts made twice  {doubled_daily} (of {made_daily} made, {len(daily)} due)")
         print(f"clicks/s before kill    {rate(clicks.acked, started, killed):.0f}")
-        bots, own, rest = cpu.between(0, 1)
         window = killed - started
         acked_before = sum(started <= t < killed for t in clicks.acked)
+        commits, closes = (b - a for a, b in zip(*work, strict=True))
+        print(
+            f"database before kill    {commits / window:.0f} transactions/s, "
+            f"{closes / window:.1f} questions closed/s, "
+            f"{commits / max(acked_before + closes, 1):.1f} transactions per click or close"
+        )
+        bots, own, rest = cpu.between(0, 1)
         per_click = [f"{1000 * b / max(acked_before, 1):.1f}" for b in bots]
         print(
             f"CPU before kill         bots {' + '.join(f'{b / window:.2f}' for b in bots)} cores, "
