@@ -253,11 +253,20 @@ class Posting:
                 )
                 # An earlier try may have made this very edit before it died or
                 # lost the reply: sent again, it would be a second reveal.
-                if not (
+                shown = (
                     claim.again
                     and isinstance(adapter, ReadsBack)
                     and await within_deadline(adapter.shows(ref, revealed))
-                ):
+                )
+                if claim.again:
+                    # Rare (a crash, a lost reply): worth a line when it happens.
+                    log.warning(
+                        "post %s in %s: taking over its reveal; %s",
+                        post.id,
+                        post.target,
+                        "already shown, not edited again" if shown else "editing it",
+                    )
+                if not shown:
                     await within_deadline(adapter.edit(ref, revealed))
             except DeliveryError as error:
                 log.warning("cannot reveal post %s in %s: %s", post.id, post.target, error)
