@@ -319,7 +319,10 @@ async def bench(args: argparse.Namespace) -> None:
                 team=team,
             )
             slack.add_user("U0ADMIN", "Ada", admin=True)
-            await senders[number % len(senders)].slash(payload)
+            try:
+                await senders[number % len(senders)].slash(payload)
+            except aiohttp.ClientOSError:  # a kept-alive connection the bot had closed
+                await senders[number % len(senders)].slash(payload)
         now = datetime.now(UTC)
         due = (now + timedelta(seconds=args.before + 15 + 60)).replace(second=0, microsecond=0)
         daily = [channel_of(g) for g in guilds[args.channels : args.channels + args.daily]]
