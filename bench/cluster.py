@@ -338,10 +338,10 @@ async def bench(args: argparse.Namespace) -> None:
         cpu = CpuMeter(processes)
         started = time.monotonic()
         cpu.mark()
-        work = [await database_work(database, name)]
+        db_work = [await database_work(database, name)]
         await clicks.run(started + args.before, args.concurrency)
         cpu.mark()
-        work.append(await database_work(database, name))
+        db_work.append(await database_work(database, name))
         # One process alone is the baseline: it keeps running (nobody would take over).
         victim = 1 if len(processes) > 1 else None
         if victim is not None:
@@ -410,7 +410,7 @@ async def bench(args: argparse.Namespace) -> None:
         print(f"clicks/s before kill    {rate(clicks.acked, started, killed):.0f}")
         window = killed - started
         acked_before = sum(started <= t < killed for t in clicks.acked)
-        commits, closes = (b - a for a, b in zip(*work, strict=True))
+        commits, closes = (b - a for a, b in zip(*db_work, strict=True))
         print(
             f"database before kill    {commits / window:.0f} transactions/s, "
             f"{closes / window:.1f} questions closed/s, "
