@@ -160,6 +160,61 @@ class Clicks:
         await asyncio.gather(*(worker() for _ in range(concurrency)))
 
 
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU a process has used so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def machine_busy_seconds() -> float:
+    """CPU seconds the whole machine has spent busy (every core, every process)."""
+    values = [int(v) for v in Path("/proc/stat").read_text().split("\n")[0].split()[1:]]
+    idle = values[3] + values[4]  # idle and iowait
+    return (sum(values[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+
+
+class CpuMeter:
+    """CPU used between two marks by each bot process, this process (the fakes
+    and the clicking) and the rest of the machine (PostgreSQL, other work)."""
+
+    def __init__(self, bots: list[asyncio.subprocess.Process]) -> None:
+        self.bots = bots
+        self.marks: list[tuple[list[float], float, float]] = []
+
+    def mark(self) -> None:
+        bots = [cpu_seconds(b.pid) if b.returncode is None else 0.0 for b in self.bots]
+        own = sum(os.times()[:2])
+        self.marks.append((bots, own, machine_busy_seconds()))
+
+    def between(self, first: int, last: int) -> tuple[list[float], float, float]:
+        (bots0, own0, all0), (bots1, own1, all1) = self.marks[first], self.marks[last]
+        bots = [max(0.0, b - a) for a, b in zip(bots0, bots1, strict=True)]
+        own = own1 - own0
+        return bots, own, (all1 - all0) - sum(bots) - own
+
+
+async def database_work(url: str, name: str) -> tuple[int, int]:
+    """Transactions committed on the database so far, and questions closed."""
+    connection = await asyncpg.connect(url)
+    try:
+        commits = await connection.fetchval(
+            "SELECT xact_commit FROM pg_stat_database WHERE datname = $1", name
+        )
+        closed = await connection.fetchval("SELECT count(*) FROM posts WHERE closed_at IS NOT NULL")
+    finally:
+        await connection.close()
+    return int(commits), int(closed)
+
+
+async def drain(stream: asyncio.StreamReader | None, into: Path) -> None:
+    """Keep a bot's output flowing into a file, so a full pipe never blocks its logging."""
+    if stream is None:
+        return
+    with into.open("wb") as out:
+        while chunk := await stream.read(65536):
+            out.write(chunk)
+
+
 def rate(times: list[float], start: float, end: float) -> float:
     return sum(start <= t < end for t in times) / max(end - start, 1e-9)
 
@@ -198,6 +253,7 @@ async def bench(args: argparse.Namespace) -> None:
         slack.add_workspace(team, f"Workspace {team[-4:]}")
     ranges = shard_ranges(args.shards, args.processes)
     processes: list[asyncio.subprocess.Process] = []
+    drains: list[asyncio.Task[None]] = []
     health_ports, slack_ports = [], []
     work = Path(os.environ.get("TMPDIR", "/tmp")) / f"qm-cluster-{uuid.uuid4().hex[:6]}"
     try:
@@ -224,6 +280,8 @@ async def bench(args: argparse.Namespace) -> None:
                 QUIZ_SLACK_PORT=str(slack_ports[-1]),
             )
             processes.append(await start_run(folder, environment))
+            drains.append(asyncio.create_task(drain(processes[-1].stderr, folder / "stderr.log")))
+            drains.append(asyncio.create_task(drain(processes[-1].stdout, folder / "stdout.log")))
         for port, process in zip(health_ports, processes, strict=True):
             await wait_until_connected(port, "discord", process, 120)
         connected = len({tuple(i["shard"]) for i in discord.identifies})
@@ -261,19 +319,29 @@ async def bench(args: argparse.Namespace) -> None:
                 team=team,
             )
             slack.add_user("U0ADMIN", "Ada", admin=True)
-            await senders[number % len(senders)].slash(payload)
+            try:
+                await senders[number % len(senders)].slash(payload)
+            except aiohttp.ClientOSError:  # a kept-alive connection the bot had closed
+                await senders[number % len(senders)].slash(payload)
         now = datetime.now(UTC)
         due = (now + timedelta(seconds=args.before + 15 + 60)).replace(second=0, microsecond=0)
         daily = [channel_of(g) for g in guilds[args.channels : args.channels + args.daily]]
-        for channel in daily:
-            token = await discord.slash(
+        tokens = [
+            await discord.slash(
                 by_channel[channel], channel, MOD, "schedule daily", {"time": f"{due:%H:%M}"}
             )
-            await discord.reply(token, within=30)
+            for channel in daily
+        ]
+        await asyncio.gather(*(discord.reply(t, within=60) for t in tokens))
 
         clicks = Clicks(discord, {c: by_channel[c] for c in live})
+        cpu = CpuMeter(processes)
         started = time.monotonic()
+        cpu.mark()
+        db_work = [await database_work(database, name)]
         await clicks.run(started + args.before, args.concurrency)
+        cpu.mark()
+        db_work.append(await database_work(database, name))
         # One process alone is the baseline: it keeps running (nobody would take over).
         victim = 1 if len(processes) > 1 else None
         if victim is not None:
@@ -310,6 +378,15 @@ async def bench(args: argparse.Namespace) -> None:
             ):
                 reveals[call.path] = reveals.get(call.path, 0) + 1
         doubled_reveals = sum(count > 1 for count in reveals.values())
+        if args.verbose:
+            for path, count in reveals.items():
+                if count > 1:
+                    times = [
+                        f"{c.at - killed:+.1f}s ({c.status})"
+                        for c in discord.calls
+                        if c.method == "PATCH" and c.path == path
+                    ]
+                    print(f"  revealed twice: {path} at {', '.join(times)} from the kill")
         doubled_daily = sum(
             sum(DAILY_TITLE in text_of(m) for m in discord.questions(c)) > 1 for c in daily
         )
@@ -331,6 +408,22 @@ async def bench(args: argparse.Namespace) -> None:
         print(f"reveals made twice      {doubled_reveals} (of {len(reveals)} reveals)")
         print(f"daily posts made twice  {doubled_daily} (of {made_daily} made, {len(daily)} due)")
         print(f"clicks/s before kill    {rate(clicks.acked, started, killed):.0f}")
+        window = killed - started
+        acked_before = sum(started <= t < killed for t in clicks.acked)
+        commits, closes = (b - a for a, b in zip(*db_work, strict=True))
+        print(
+            f"database before kill    {commits / window:.0f} transactions/s, "
+            f"{closes / window:.1f} questions closed/s, "
+            f"{commits / max(acked_before + closes, 1):.1f} transactions per click or close"
+        )
+        bots, own, rest = cpu.between(0, 1)
+        per_click = [f"{1000 * b / max(acked_before, 1):.1f}" for b in bots]
+        print(
+            f"CPU before kill         bots {' + '.join(f'{b / window:.2f}' for b in bots)} cores, "
+            f"fakes and clicking {own / window:.2f}, rest (PostgreSQL, other work) "
+            f"{rest / window:.2f} (of {os.cpu_count()}); "
+            f"bot CPU per click {' + '.join(per_click)} ms"
+        )
         after = rate(clicks.acked, killed, ended)
         print(
             f"clicks/s after kill     {after:.0f} (on the {len(live_after)} channels still served)"
@@ -341,10 +434,12 @@ async def bench(args: argparse.Namespace) -> None:
                 process.send_signal(signal.SIGTERM)
         for process in processes:
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(process.communicate(), 30)
+                await asyncio.wait_for(process.wait(), 30)
         await discord.close()
         await slack.close()
         await drop_database(args.postgres, name)
+        await asyncio.gather(*drains, return_exceptions=True)
+        print(f"bot output in {work}")
 
 
 def main() -> None:
@@ -361,6 +456,7 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=32, help="clicks in flight")
     parser.add_argument("--before", type=float, default=20.0)
     parser.add_argument("--after", type=float, default=30.0)
+    parser.add_argument("--verbose", action="store_true", help="when each doubled reveal came")
     args = parser.parse_args()
     if not args.postgres:
         parser.error("set QUIZ_TEST_POSTGRES_URL or pass --postgres URL")

@@ -248,6 +248,17 @@ class Parted(Protocol):
     def parts(self) -> Mapping[str, bool]: ...
 
 
+@runtime_checkable
+class ReadsBack(Protocol):
+    """An adapter that can read a posted message back. A reveal taken over after
+    a crash (or after a reply that was lost) asks first, so an edit that did go
+    out is not sent again."""
+
+    async def shows(self, ref: MessageRef, message: OutMessage) -> bool:
+        """True only if the message already reads as `message` would make it."""
+        ...
+
+
 class DeliveryError(Exception):
     """A platform refused a post or an edit (missing channel, no permission, …).
 

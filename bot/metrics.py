@@ -22,6 +22,7 @@ from bot.chat import (
     MessageRef,
     OutMessage,
     Parted,
+    ReadsBack,
     Target,
 )
 
@@ -215,6 +216,10 @@ class MeteredAdapter:
             self._failed(error)
             raise
         self._metrics.edits.labels(self.platform).inc()
+
+    async def shows(self, ref: MessageRef, message: OutMessage) -> bool:
+        # A platform that cannot read back never says a message is already shown.
+        return isinstance(self.inner, ReadsBack) and await self.inner.shows(ref, message)
 
     async def reply_private(self, event: Command | Interaction, message: OutMessage) -> None:
         await self.inner.reply_private(event, message)

@@ -12,7 +12,7 @@ import shutil
 import uuid
 from collections.abc import AsyncIterator, Iterator, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import asyncpg
@@ -380,7 +380,7 @@ async def run_until(host: Host, moment: datetime) -> list[tuple[datetime, Sent]]
             when
             for when in (
                 await service.scheduler.next_fire(),
-                await service.repository.posts.next_deadline(),
+                await service.repository.posts.next_deadline(timedelta(0)),
                 await service.repository.posts.next_publish_retry([host.adapter.platform]),
             )
             if when is not None and when <= moment

@@ -376,6 +376,24 @@ async def test_a_question_whose_post_reply_was_lost_is_retried_without_a_second_
     assert (await bot.click(PLAYER, question, "A")).startswith("Locked in A")
 
 
+async def test_a_reveal_whose_reply_was_lost_is_not_sent_a_second_time(
+    bot: Bot, fake: FakeDiscord
+) -> None:
+    """Discord made the reveal edit but answered 503: the next try reads the
+    message back, finds the answer shown, and edits nothing again."""
+    fake.fail("PATCH", rf"/channels/{CHANNEL}/messages/\d+", 503, after_work=True)
+    await bot.command("start", questions=2, seconds=2)
+    [first] = await fake.wait_for(lambda: fake.questions(CHANNEL))
+    await fake.wait_for(
+        lambda: any("final scores" in text_of(m) for m in fake.posted(CHANNEL)), within=10
+    )
+    edits = fake.calls_to("PATCH", rf"/channels/{CHANNEL}/messages/{first['id']}")
+    assert [c.status for c in edits] == [503]
+    assert "(closed)" in fake.messages[first["id"]]["embeds"][0]["title"]
+    [second] = [m for m in fake.questions(CHANNEL) if m["id"] != first["id"]]
+    assert "(closed)" in second["embeds"][0]["title"]
+
+
 async def test_a_channel_the_bot_may_not_post_in_is_reported_and_others_keep_working(
     bot: Bot, fake: FakeDiscord
 ) -> None:

@@ -5,9 +5,15 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+from sqlalchemy import update
+
 from bot.chat import DeliveryError
 from bot.domain.records import QuizInfo
 from bot.quiz.buttons import parse_answer_custom_id
+from bot.quiz.delivery import HANDOVER
+from bot.storage.db import Database
+from bot.storage.models import Post
 from bot.storage.repository import Repository
 from tests.conftest import CHANNEL, Host, restart
 from tests.fakes.clock import FakeClock
@@ -46,6 +52,31 @@ async def test_a_new_service_closes_the_open_question_once_and_posts_the_next(
     assert old.edits == [], "the old process's adapter was not used"
     assert (await after.answer("after", correct=True)).text.startswith("Locked in")
     assert "closed" in (await after.click_on(old, "later", right)).text
+
+
+async def test_another_processes_question_is_left_to_it_until_it_is_late_then_taken_over(
+    host: Host, clock: FakeClock, database: Database
+) -> None:
+    """Another process on the database posted the question: at its deadline this
+    one leaves it to its maker; still open a handover later, its maker is gone,
+    and this one reveals it and carries the quiz on, once. (A SQLite file has
+    one process, which takes every post as its own.)"""
+    if not host.service.repository.shared:
+        pytest.skip("a SQLite file serves one process")
+    await host.start(questions=2, seconds=30)
+    first = host.current()
+    async with database.writer.begin() as connection:
+        await connection.execute(update(Post).values(owner="another process"))
+    clock.advance(31)
+    await host.service.tick()
+    assert host.adapter.edits_of(first.message_id) == []
+    assert len(host.adapter.questions(CHANNEL)) == 1
+
+    clock.advance(HANDOVER.total_seconds())
+    await asyncio.gather(host.service.tick(), host.service.tick())
+    [reveal] = host.adapter.edits_of(first.message_id)
+    assert "(closed)" in (reveal.title or "")
+    assert len(host.adapter.questions(CHANNEL)) == 2
 
 
 async def test_a_question_overdue_at_start_up_closes_on_the_first_tick(

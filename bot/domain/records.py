@@ -135,6 +135,16 @@ class TeamRow:
 
 
 @dataclass(frozen=True)
+class RevealClaim:
+    """The right to edit a closed post's message to show the answer.
+
+    `again` is true when an earlier try may already have made the edit: its
+    claimer died with the claim, or its reply was lost (a timeout, a 5xx)."""
+
+    again: bool
+
+
+@dataclass(frozen=True)
 class PostTally:
     counts: list[int]  # answers per slot
     total: int

@@ -24,6 +24,10 @@ PLATFORM_CALL_SECONDS = 10.0
 PUBLISH_LEASE = timedelta(seconds=60)
 # A reveal being edited is held this long before another caller may take it over.
 REVEAL_LEASE = timedelta(seconds=60)
+# With several processes on one database, each closes, reveals and follows up
+# the posts it made; another's it takes over only this long after their time,
+# so one process does each (its maker, unless that one died or lags far behind).
+HANDOVER = timedelta(seconds=3)
 # The next question of a live quiz is tried for about a minute, then the quiz ends.
 LIVE_PUBLISH_WINDOW = timedelta(seconds=60)
 LIVE_RETRY = (2.0, 15.0)  # first delay, longest delay (seconds)

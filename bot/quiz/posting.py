@@ -10,9 +10,9 @@ from __future__ import annotations
 import logging
 from collections import OrderedDict
 from dataclasses import dataclass, replace
-from datetime import timedelta
+from datetime import datetime, timedelta
 
-from bot.chat import DeliveryError, MessageRef
+from bot.chat import DeliveryError, MessageRef, ReadsBack
 from bot.domain.records import PostInfo
 from bot.i18n import speaking
 from bot.quiz import texts
@@ -222,7 +222,8 @@ class Posting:
             return  # another process serves this platform, or nothing was posted
         posts = self.ctx.repository.posts
         now = self.ctx.clock.now()
-        if not await posts.claim_reveal(post.id, now, now - REVEAL_LEASE):
+        claim = await posts.claim_reveal(post.id, now, now - REVEAL_LEASE)
+        if claim is None:
             return  # someone else is revealing it, or it is revealed
         quiz = (
             await self.ctx.repository.quizzes.quiz(post.quiz_id)
@@ -250,29 +251,41 @@ class Posting:
                     + [row.user_id for row in points[: texts.questions.POINTS_SHOWN]],
                 )
                 with speaking(await self.ctx.channels.language(post.target)):
+                    ref = MessageRef(post.target, post.message_id)
                     revealed = texts.questions.reveal(
-                        view,
-                        post.correct_slot,
-                        tally,
-                        adapter.dialect,
-                        names,
-                        leaders,
-                        points,
-                        teams,
+                        view, post.correct_slot, tally, adapter.dialect, names, leaders, points, teams
                     )
-                    await within_deadline(
-                        adapter.edit(MessageRef(post.target, post.message_id), revealed)
+                    # An earlier try may have made this very edit before it died or
+                    # lost the reply: sent again, it would be a second reveal.
+                    shown = (
+                        claim.again
+                        and isinstance(adapter, ReadsBack)
+                        and await within_deadline(adapter.shows(ref, revealed))
                     )
+                    if claim.again:
+                        # Rare (a crash, a lost reply): worth a line when it happens.
+                        log.warning(
+                            "post %s in %s: taking over its reveal; %s",
+                            post.id,
+                            post.target,
+                            "already shown, not edited again" if shown else "editing it",
+                        )
+                    if not shown:
+                        await within_deadline(adapter.edit(ref, revealed))
             except DeliveryError as error:
                 log.warning("cannot reveal post %s in %s: %s", post.id, post.target, error)
                 if not error.permanent:
-                    await posts.release_reveal(post.id)
+                    await posts.release_reveal(post.id, self._reveal_free_since())
                     return  # try again on a later tick
             except Exception:
                 log.exception("could not reveal post %s in %s; will retry", post.id, post.target)
-                await posts.release_reveal(post.id)
+                await posts.release_reveal(post.id, self._reveal_free_since())
                 return
         await posts.mark_revealed(post.id, self.ctx.clock.now())
+
+    def _reveal_free_since(self) -> datetime:
+        # A claim dated this far back is free for the next tick to take.
+        return self.ctx.clock.now() - REVEAL_LEASE - timedelta(microseconds=1)
 
     async def reveal_again(self, post_id: int) -> None:
         post = await self.ctx.repository.posts.post(post_id)

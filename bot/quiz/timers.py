@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from datetime import timedelta
 from functools import partial
 
 from bot.clock import Clock
 from bot.quiz.connections import Connections
-from bot.quiz.delivery import REVEAL_LEASE
+from bot.quiz.delivery import HANDOVER, REVEAL_LEASE
 from bot.quiz.jobs import Jobs
 from bot.quiz.live import LiveQuizzes
 from bot.quiz.posting import REVEAL_RETRY_WINDOW, Posting
@@ -56,6 +57,9 @@ class Timers:
         self._wake = wakeup
         self._stopping = False
         self.idle_seconds = SHARED_IDLE_SECONDS if repository.shared else MAX_IDLE_SECONDS
+        # Alone on its database, a process takes every post as its own at once
+        # (those a restart left behind included).
+        self.handover = HANDOVER if repository.shared else timedelta(0)
 
     async def tick(self) -> None:
         """Do everything that is due and wait for it (tests step time this way;
@@ -72,9 +76,11 @@ class Timers:
         posts = self.repository.posts
         # Look everything up before starting anything, so work started now
         # cannot make a quiz look stalled half-way through closing a question.
-        stalled = await self.repository.quizzes.stalled_quizzes()
-        due = await posts.due_posts(now)
-        unrevealed = await posts.unrevealed_posts(now - REVEAL_RETRY_WINDOW, now - REVEAL_LEASE)
+        stalled = await self.repository.quizzes.stalled_quizzes(now - self.handover)
+        due = await posts.due_posts(now, self.handover)
+        unrevealed = await posts.unrevealed_posts(
+            now - REVEAL_RETRY_WINDOW, now - REVEAL_LEASE, now - self.handover
+        )
         undelivered = await posts.due_publishes(now, platforms)
         jobs, live = self.jobs, self.live
         tasks = [
@@ -109,7 +115,7 @@ class Timers:
                 upcoming = [
                     when
                     for when in (
-                        await self.repository.posts.next_deadline(),
+                        await self.repository.posts.next_deadline(self.handover),
                         await self.scheduler.next_fire(),
                         await self.repository.posts.next_publish_retry(
                             self.connections.platforms_here()

@@ -200,6 +200,9 @@ class Post(Base):
     # Who is revealing it: set by the one caller that may edit the message, and
     # taken over by another only once this lease is old (the editor crashed).
     reveal_claimed_at: Mapped[datetime | None] = mapped_column(default=None)
+    # The process that made it (bot/storage/process.py): it closes the post at
+    # its deadline; the others take it only once it is late (that one died).
+    owner: Mapped[str | None] = mapped_column(String(40), default=None)
     # An unpublished post (no message yet) waits for its next try at
     # `publish_retry_at`, until `publish_by`; then it is given up (the daily
     # slot is skipped, the live quiz ends). A crash between creating the post

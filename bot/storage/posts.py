@@ -5,17 +5,18 @@ Closing a post happens in one place, `claim_close`."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import delete, or_, select, update
 
-from bot.domain.records import PostInfo
+from bot.domain.records import PostInfo, RevealClaim
 from bot.domain.rules import zone_or_utc
 from bot.storage import item_analysis, read_models
 from bot.storage.base import PUBLISHED_OR_GIVEN_UP, UNPUBLISHED, Store, post_info, rowcount
 from bot.storage.db_thread import write_in_one_hop
 from bot.storage.models import Channel, Post, Quiz
+from bot.storage.process import PROCESS
 
 
 def _reveal_free(claimed_before: datetime) -> Any:
@@ -62,23 +63,35 @@ class PostStore(Store):
         async with self._reads() as session:
             return list((await session.execute(query)).scalars())
 
-    async def next_deadline(self) -> datetime | None:
+    async def next_deadline(self, handover: timedelta) -> datetime | None:
+        """When the timer loop next has a post to close: this process's own at
+        their deadline. With a `handover`, another process's posts are left out:
+        their makers close them, and the idle ticks find those left late. With
+        none (one process on the database), every post counts."""
+        query = (
+            select(Post.closes_at)
+            .where(Post.closed_at.is_(None), PUBLISHED_OR_GIVEN_UP)
+            .order_by(Post.closes_at)
+            .limit(1)
+        )
+        if handover:
+            query = query.where(Post.owner == PROCESS)
         async with self._reads() as session:
-            found = await session.execute(
-                select(Post.closes_at)
-                .where(Post.closed_at.is_(None), PUBLISHED_OR_GIVEN_UP)
-                .order_by(Post.closes_at)
-                .limit(1)
-            )
-            return found.scalar_one_or_none()
+            return (await session.execute(query)).scalar_one_or_none()
 
-    async def due_posts(self, now: datetime) -> list[tuple[int, int | None]]:
+    async def due_posts(self, now: datetime, handover: timedelta) -> list[tuple[int, int | None]]:
         """(post, quiz) of open posts past their deadline (a post still being
-        delivered has no deadline yet)."""
+        delivered has no deadline yet); another process's post only once it is
+        `handover` late, so that its maker closes it unless it died."""
         async with self._reads() as session:
             rows = await session.execute(
                 select(Post.id, Post.quiz_id)
-                .where(Post.closed_at.is_(None), Post.closes_at <= now, PUBLISHED_OR_GIVEN_UP)
+                .where(
+                    Post.closed_at.is_(None),
+                    Post.closes_at <= now,
+                    PUBLISHED_OR_GIVEN_UP,
+                    or_(Post.owner == PROCESS, Post.closes_at <= now - handover),
+                )
                 .order_by(Post.closes_at)
             )
             return [(post_id, quiz_id) for post_id, quiz_id in rows]
@@ -205,9 +218,13 @@ class PostStore(Store):
                 await read_models.close_daily(session, post_id, row.channel_id)
             return True
 
-    async def unrevealed_posts(self, closed_since: datetime, claimed_before: datetime) -> list[int]:
+    async def unrevealed_posts(
+        self, closed_since: datetime, claimed_before: datetime, others_closed_before: datetime
+    ) -> list[int]:
         """Posts closed since `closed_since` whose message does not show the answer
-        yet, and that nobody is revealing (no claim, or one older than `claimed_before`)."""
+        yet, and that nobody is revealing (no claim, or one older than `claimed_before`);
+        another process's only if closed before `others_closed_before` (its
+        closer reveals it at once unless it died)."""
         async with self._reads() as session:
             rows = await session.execute(
                 select(Post.id)
@@ -216,28 +233,40 @@ class PostStore(Store):
                     Post.closed_at >= closed_since,
                     Post.message_id.is_not(None),
                     _reveal_free(claimed_before),
+                    or_(Post.owner == PROCESS, Post.closed_at < others_closed_before),
                 )
                 .order_by(Post.closed_at)
             )
             return list(rows.scalars())
 
-    async def claim_reveal(self, post_id: int, now: datetime, claimed_before: datetime) -> bool:
-        """Become the one caller that edits the post's message to show the answer."""
+    async def claim_reveal(
+        self, post_id: int, now: datetime, claimed_before: datetime
+    ) -> RevealClaim | None:
+        """Become the one caller that edits the post's message to show the answer;
+        None if it is revealed or someone else holds the reveal."""
         async with self._sessions.begin() as session:
+            # Locked first, so what an earlier claim left is read by its taker only.
+            earlier = (
+                await session.execute(
+                    select(Post.reveal_claimed_at).where(Post.id == post_id).with_for_update()
+                )
+            ).scalar_one_or_none()
             result = await session.execute(
                 update(Post)
                 .where(Post.id == post_id, Post.revealed_at.is_(None), _reveal_free(claimed_before))
                 .values(reveal_claimed_at=now)
             )
-            return bool(rowcount(result))
+            return RevealClaim(again=earlier is not None) if rowcount(result) else None
 
-    async def release_reveal(self, post_id: int) -> None:
-        """The reveal failed for now: let the next timer tick try again."""
+    async def release_reveal(self, post_id: int, free_since: datetime) -> None:
+        """The reveal failed for now: let the next timer tick try again. The claim
+        is kept, dated `free_since` (older than any live lease), so the next
+        try knows an edit may have gone out."""
         async with self._sessions.begin() as session:
             await session.execute(
                 update(Post)
                 .where(Post.id == post_id, Post.revealed_at.is_(None))
-                .values(reveal_claimed_at=None)
+                .values(reveal_claimed_at=free_since)
             )
 
     async def mark_revealed(self, post_id: int, now: datetime) -> None:

@@ -6,7 +6,7 @@ import random
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import delete, exists, select, update
+from sqlalchemy import delete, exists, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -14,6 +14,7 @@ from bot.domain.records import PostInfo, QuizInfo
 from bot.storage.base import RUNNING, Store, post_info, quiz_info, rowcount
 from bot.storage.db_thread import write_in_one_hop
 from bot.storage.models import Channel, DeckSeen, Post, Quiz
+from bot.storage.process import PROCESS
 
 
 class QuizStore(Store):
@@ -84,12 +85,21 @@ class QuizStore(Store):
             )
             return bool(rowcount(result))
 
-    async def stalled_quizzes(self) -> list[int]:
+    async def stalled_quizzes(self, others_closed_before: datetime) -> list[int]:
         """Running quizzes with no open question: a restart (or a crash) came
-        between closing one question and posting the next."""
+        between closing one question and posting the next. A question another
+        process closed at or after `others_closed_before` is still that one's
+        to follow up (it posts the next one unless it died)."""
         async with self._reads() as session:
             open_post = exists().where(Post.quiz_id == Quiz.id, Post.closed_at.is_(None))
-            rows = await session.execute(select(Quiz.id).where(Quiz.status == RUNNING, ~open_post))
+            followed_up_elsewhere = exists().where(
+                Post.quiz_id == Quiz.id,
+                Post.closed_at >= others_closed_before,
+                or_(Post.owner.is_(None), Post.owner != PROCESS),
+            )
+            rows = await session.execute(
+                select(Quiz.id).where(Quiz.status == RUNNING, ~open_post, ~followed_up_elsewhere)
+            )
             return list(rows.scalars())
 
     async def post_next(
@@ -136,6 +146,7 @@ class QuizStore(Store):
                 closes_at=closes_at,
                 publish_retry_at=publish_lease,
                 publish_by=publish_by,
+                owner=PROCESS,
             )
             session.add(post)
             await session.execute(

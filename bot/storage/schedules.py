@@ -16,6 +16,7 @@ from bot.domain.records import DailyPost, ScheduleInfo
 from bot.storage.base import Store, post_info, rowcount, schedule_info
 from bot.storage.db_thread import write_in_one_hop
 from bot.storage.models import Channel, DeckSeen, Post, PostVotes, Schedule
+from bot.storage.process import PROCESS
 from bot.storage.quizzes import draw_in
 
 
@@ -184,6 +185,7 @@ class ScheduleStore(Store):
                 closes_at=closes,
                 publish_retry_at=publish_lease,
                 publish_by=publish_by,
+                owner=PROCESS,
                 review_share=review[0],
                 review_of=review[1],
             )

@@ -19,6 +19,7 @@ import asyncio
 import itertools
 import json
 import re
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -65,6 +66,7 @@ class Call:
     query: dict[str, str]
     body: Any
     status: int
+    at: float = field(default_factory=time.monotonic)  # when it was answered
 
 
 @dataclass
@@ -309,6 +311,7 @@ class FakeDiscord:
         app.router.add_patch(
             f"{api}/channels/{{channel}}/messages/{{message}}", self._patch_message
         )
+        app.router.add_get(f"{api}/channels/{{channel}}/messages/{{message}}", self._get_message)
         app.router.add_post(f"{api}/interactions/{{id}}/{{token}}/callback", self._callback)
         app.router.add_post(f"{api}/webhooks/{{app}}/{{token}}", self._followup)
         app.router.add_patch(
@@ -767,6 +770,12 @@ class FakeDiscord:
             if key in request[BODY]:
                 message[key] = request[BODY][key]
         message["edited_timestamp"] = datetime.now(UTC).isoformat()
+        return _json(message)
+
+    async def _get_message(self, request: web.Request) -> web.Response:
+        message = self.messages.get(request.match_info["message"])
+        if message is None or message["channel_id"] != request.match_info["channel"]:
+            return _json({"message": "Unknown Message", "code": 10008}, status=404)
         return _json(message)
 
     async def _callback(self, request: web.Request) -> web.Response:

@@ -524,6 +524,16 @@ class DiscordAdapter:
         except discord.HTTPException as error:
             raise _delivery_error(error) from error
 
+    async def shows(self, ref: MessageRef, message: OutMessage) -> bool:
+        """Read the message back (it needs Read Message History); False when
+        Discord will not say, so the caller edits it to be sure."""
+        try:
+            data = await self.client.http.get_message(int(ref.target.channel), int(ref.message_id))
+        except discord.HTTPException as error:
+            log.info("cannot read back message %s: %s", ref.message_id, error)
+            return False
+        return discord_render.shows(dict(data), message)
+
     async def reply_private(self, event: Command | Interaction, message: OutMessage) -> None:
         interaction = self.client.pending.get(id(event))
         if interaction is None:

@@ -122,6 +122,47 @@ def edit_payload(message: OutMessage) -> dict[str, Any]:
     return kwargs
 
 
+def shows(data: dict[str, Any], message: OutMessage) -> bool:
+    """Whether a message as Discord returned it already reads as `message` would
+    make it: the same text, embed and buttons, so editing it would change
+    nothing a member sees."""
+    kwargs = edit_payload(message)
+    made_embed: discord.Embed | None = kwargs["embed"]
+    made_view: discord.ui.View | None = kwargs["view"]
+    wanted = _seen(
+        kwargs["content"],
+        [made_embed.to_dict()] if made_embed is not None else [],
+        made_view.to_components() if made_view is not None else [],
+    )
+    return _seen(data.get("content"), data.get("embeds") or [], data.get("components") or []) == (
+        wanted
+    )
+
+
+def _seen(content: str | None, embeds: Sequence[Any], rows: Sequence[Any]) -> tuple[Any, ...]:
+    """What a member sees of a message, from its JSON form (Discord adds keys of
+    its own, such as ids and image proxies, that are left out here)."""
+    shown_embeds = [
+        (
+            embed.get("title"),
+            embed.get("description"),
+            [
+                (f.get("name"), f.get("value"), bool(f.get("inline")))
+                for f in embed.get("fields") or []
+            ],
+            (embed.get("footer") or {}).get("text"),
+            (embed.get("image") or {}).get("url"),
+        )
+        for embed in embeds
+    ]
+    buttons = [
+        (item.get("label"), item.get("custom_id"), item.get("style"), bool(item.get("disabled")))
+        for row in rows
+        for item in row.get("components", [])
+    ]
+    return (content or "", shown_embeds, buttons)
+
+
 def modal(form: Form) -> discord.ui.Modal:
     """A neutral form as a Discord modal: one labelled text input per field.
 
