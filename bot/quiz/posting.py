@@ -253,7 +253,14 @@ class Posting:
                 with speaking(await self.ctx.channels.language(post.target)):
                     ref = MessageRef(post.target, post.message_id)
                     revealed = texts.questions.reveal(
-                        view, post.correct_slot, tally, adapter.dialect, names, leaders, points, teams
+                        view,
+                        post.correct_slot,
+                        tally,
+                        adapter.dialect,
+                        names,
+                        leaders,
+                        points,
+                        teams,
                     )
                     # An earlier try may have made this very edit before it died or
                     # lost the reply: sent again, it would be a second reveal.
