@@ -32,6 +32,9 @@ log = logging.getLogger(__name__)
 POST_CACHE_SIZE = 10_000
 # How long after closing a question its reveal is retried if the edit failed.
 REVEAL_RETRY_WINDOW = timedelta(minutes=15)
+# A close still counting this long after it was claimed was left by a crash
+# (or its process is slow): the timer loop's sweep finishes it.
+FINISH_GRACE = timedelta(seconds=30)
 
 
 @dataclass(frozen=True)
@@ -81,6 +84,7 @@ class Posting:
         self.study = study
         self.scores = scores
         self.cache = PostCache()
+        self._finishing: set[int] = set()  # closes being counted by this process
 
     async def post(self, post_id: int) -> PostInfo | None:
         """The post (cached while open: every click reads it)."""
@@ -195,7 +199,7 @@ class Posting:
         ):
             return None
         closed_at = self.ctx.clock.now()
-        if not await self.ctx.repository.posts.claim_close(post_id, closed_at):
+        if not await self.ctx.repository.posts.start_close(post_id, closed_at):
             return None
         if self.ctx.metrics is not None and closed_at >= post.closes_at:
             # Closed by its deadline (not early, by skip or all answered): how late.
@@ -203,12 +207,33 @@ class Posting:
             self.ctx.metrics.timer_lag.labels("close").observe(lag)
         self.cache.forget(post_id)
         # The reveal first: until the closer claims it, the timer loop's sweep
-        # may claim it instead and show it after the next question is up.
+        # may claim it instead and show it after the next question is up. Its
+        # answers then reach the boards a slice at a time, and the cards after
+        # them; a crash in between leaves the post to the timer loop's sweeps.
         await self.reveal(post)
-        # A step of its own after the close: the answers are final now. A crash
-        # before it leaves the post for the timer loop's sweep.
+        await self.finish_close(post_id)
         await self.study.apply_post(post_id)
         return post
+
+    async def finish_close(self, post_id: int) -> None:
+        """Count a closed post's answers on the boards (once, whoever else is
+        counting it too); a failure is logged and left for the sweep."""
+        if post_id in self._finishing:
+            return
+        self._finishing.add(post_id)
+        try:
+            await self.ctx.repository.posts.finish_close(post_id)
+        except Exception:
+            log.exception("could not count the answers of post %s; will retry", post_id)
+        finally:
+            self._finishing.discard(post_id)
+
+    async def finish_unfinished(self) -> None:
+        """The timer loop's sweep for closes a crash (here or in another
+        process) left half counted."""
+        before = self.ctx.clock.now() - FINISH_GRACE
+        for post_id in await self.ctx.repository.posts.unfinished_closes(before):
+            await self.finish_close(post_id)
 
     async def reveal(self, post: PostInfo) -> None:
         """Edit the question to show the answer, once: the caller that claims the

@@ -86,7 +86,9 @@ class Timers:
             jobs.start(_job_key(p, q), partial(self._retry_delivery, p, q)) for p, q in undelivered
         ]
         tasks += [jobs.start(("quiz", q), partial(live.advance, q)) for q in stalled]
-        # Closed posts whose review cards a crash left unapplied.
+        # Closes a crash left half counted, and review cards left unapplied
+        # (the cards read the answers, not the boards, so neither waits).
+        tasks.append(jobs.start(("closes",), self.posting.finish_unfinished))
         tasks.append(jobs.start(("cards",), self.study.apply_pending))
         # Due schedules are read and fired page by page as posts go out.
         tasks.append(self.scheduler.start_fan_out())

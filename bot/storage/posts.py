@@ -1,6 +1,7 @@
 """Posted questions: their deadlines, delivery tries, closing and revealing.
 
-Closing a post happens in one place, `claim_close`."""
+Closing a post happens in one place: `start_close` claims it and
+`finish_close` counts its answers (bot/storage/closing.py)."""
 
 from __future__ import annotations
 
@@ -8,14 +9,22 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete, or_, select, update
+from sqlalchemy import Connection, delete, or_, select, update
 
 from bot.domain.records import PostInfo
-from bot.domain.rules import zone_or_utc
-from bot.storage import item_analysis, read_models
+from bot.storage import closing
 from bot.storage.base import PUBLISHED_OR_GIVEN_UP, UNPUBLISHED, Store, post_info, rowcount
-from bot.storage.db_thread import write_in_one_hop
+from bot.storage.db_thread import read_in_one_hop, write_in_one_hop
 from bot.storage.models import Channel, Post, Quiz
+
+
+def _next_step(connection: Connection, post_id: int) -> tuple[closing.Closing, int | None] | None:
+    """Where the post's close stands, and the unfinished earlier post of its
+    community to finish first (None if none); None if it is finished."""
+    current = closing.state(connection, post_id)
+    if current is None:
+        return None
+    return current, closing.earlier_in_community(connection, current) if current.step == 0 else None
 
 
 def _reveal_free(claimed_before: datetime) -> Any:
@@ -171,39 +180,51 @@ class PostStore(Store):
             )
 
     async def claim_close(self, post_id: int, now: datetime) -> bool:
-        """Mark the post closed; true only for the one caller that closed it."""
-        async with self._sessions.begin() as session:
-            closed = await session.execute(
-                update(Post)
-                .where(Post.id == post_id, Post.closed_at.is_(None))
-                .values(closed_at=now)
-                .returning(Post.channel_id, Post.kind, Post.question_id, Post.posted_at)
-            )
-            row = closed.first()
-            if row is None:
-                return False
-            # Its answers count, and a daily question's streaks end, in the
-            # same transaction as the close: once, by the one closer.
-            channel = await session.get_one(Channel, row.channel_id)
-            closing = read_models.ClosedPost(
-                id=post_id,
-                channel_id=row.channel_id,
-                platform=channel.platform,
-                community=channel.community,
-                question_id=row.question_id,
-                zone=zone_or_utc(channel.timezone),
-                posted_at=row.posted_at,
-                closed_at=now,
-            )
-            # The analysis ranks answerers by their record before this post,
-            # so it goes before the post reaches community_scores.
-            await item_analysis.count_closed_post(
-                session, post_id, channel.platform, channel.community, row.question_id
-            )
-            await read_models.score_closed_post(session, closing)
-            if row.kind == "daily":
-                await read_models.close_daily(session, post_id, row.channel_id)
-            return True
+        """Close the post and count its answers; true only for the one caller
+        that closed it."""
+        if not await self.start_close(post_id, now):
+            return False
+        await self.finish_close(post_id)
+        return True
+
+    async def start_close(self, post_id: int, now: datetime) -> bool:
+        """Mark the post closed (one short transaction); true only for the one
+        caller that closed it, who then calls `finish_close`."""
+        return await write_in_one_hop(
+            self._sessions, lambda session: closing.claim(session, post_id, now)
+        )
+
+    async def finish_close(self, post_id: int) -> None:
+        """Add a closed post's answers to the read models, a slice at a time,
+        each slice one hand-off to SQLite's write thread (bot/storage/closing.py).
+        Safe to call from any number of processes, and again after a crash."""
+        while True:
+            found = await read_in_one_hop(self._reader, lambda c: _next_step(c, post_id))
+            if found is None:
+                return
+            current, earlier = found
+            if earlier is not None:
+                await self.finish_close(earlier)  # the analysis needs it counted first
+            elif current.step == 0:
+                await self._analyse(current)
+            else:
+                while not await write_in_one_hop(
+                    self._sessions, lambda session: closing.score_slice(session, post_id)
+                ):
+                    pass
+                return
+
+    async def _analyse(self, current: closing.Closing) -> None:
+        """Read the post's analysis counts outside the write lock, then add them."""
+        counts = await read_in_one_hop(self._reader, lambda c: closing.analysis_counts(c, current))
+        await write_in_one_hop(
+            self._sessions, lambda session: closing.add_analysis(session, current, counts)
+        )
+
+    async def unfinished_closes(self, closed_before: datetime) -> list[int]:
+        """Closed posts whose answers a crash left half counted (or that
+        another process is still counting), closed before `closed_before`."""
+        return await read_in_one_hop(self._reader, lambda c: closing.unfinished(c, closed_before))
 
     async def unrevealed_posts(self, closed_since: datetime, claimed_before: datetime) -> list[int]:
         """Posts closed since `closed_since` whose message does not show the answer
@@ -223,13 +244,15 @@ class PostStore(Store):
 
     async def claim_reveal(self, post_id: int, now: datetime, claimed_before: datetime) -> bool:
         """Become the one caller that edits the post's message to show the answer."""
-        async with self._sessions.begin() as session:
-            result = await session.execute(
-                update(Post)
-                .where(Post.id == post_id, Post.revealed_at.is_(None), _reveal_free(claimed_before))
-                .values(reveal_claimed_at=now)
-            )
-            return bool(rowcount(result))
+        claim = (
+            update(Post)
+            .where(Post.id == post_id, Post.revealed_at.is_(None), _reveal_free(claimed_before))
+            .values(reveal_claimed_at=now)
+        )
+        # One hand-off each: every channel of a fan-out reveals yesterday's question.
+        return await write_in_one_hop(
+            self._sessions, lambda session: bool(rowcount(session.execute(claim)))
+        )
 
     async def release_reveal(self, post_id: int) -> None:
         """The reveal failed for now: let the next timer tick try again."""
@@ -241,9 +264,9 @@ class PostStore(Store):
             )
 
     async def mark_revealed(self, post_id: int, now: datetime) -> None:
-        async with self._sessions.begin() as session:
-            await session.execute(
-                update(Post)
-                .where(Post.id == post_id, Post.revealed_at.is_(None))
-                .values(revealed_at=now)
-            )
+        mark = (
+            update(Post)
+            .where(Post.id == post_id, Post.revealed_at.is_(None))
+            .values(revealed_at=now)
+        )
+        await write_in_one_hop(self._sessions, lambda session: session.execute(mark))
