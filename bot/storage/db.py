@@ -17,13 +17,13 @@ from alembic import command
 from alembic.config import Config
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import Connection, event, text
+from sqlalchemy import Connection, delete, event, text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 
 from bot.storage import item_analysis, member_activity, recount
 from bot.storage.db_thread import begin_sqlite
-from bot.storage.models import Base
+from bot.storage.models import Base, ClosingPost
 from bot.storage.post_votes import backfill_post_votes
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
@@ -245,6 +245,9 @@ async def check_read_models(engine: AsyncEngine) -> tuple[list[str], int]:
 
 async def rebuild_read_models(engine: AsyncEngine) -> None:
     async with engine.begin() as connection:
+        # Every closed post's answers are counted afresh: a close still being
+        # counted a slice at a time must not add its remaining slices again.
+        await connection.execute(delete(ClosingPost))
         await connection.run_sync(recount.rebuild)
         await connection.run_sync(backfill_post_votes)
         await connection.run_sync(member_activity.backfill)
