@@ -22,7 +22,7 @@ import statistics
 import tempfile
 import time
 
-from common import ROOT, NullAdapter, postgres_schema
+from common import ROOT, NullAdapter, WriterHolds, bare_hold, postgres_schema
 
 from bot.chat import Interaction, Target
 from bot.clock import SystemClock
@@ -30,20 +30,34 @@ from bot.heap import start_up_frozen
 from bot.quiz.bank import load_banks
 from bot.quiz.buttons import parse_answer_custom_id
 from bot.quiz.service import QuizService
+from bot.storage.checkpoints import Checkpoints
 from bot.storage.db import open_database, upgrade
 from bot.storage.repository import Repository
 
 CHANNEL = Target("bench", "guild", "channel")
+WARM_UP = Target("bench", "guild", "warm-up")
 
 
 async def measure(url: str, members: int, search_path: str | None = None) -> None:
     database = open_database(url, search_path=search_path)
     engine = database.writer
     await upgrade(engine)
+    checkpoints = None
+    if database.sqlite_file is not None:  # as `quizmaster run` does (bot/app.py)
+        checkpoints = Checkpoints(database.sqlite_file)
+        await checkpoints.start(engine)
     catalog, _ = load_banks([ROOT / "questions"])
     service = QuizService(Repository(database), catalog, SystemClock(), random.Random(1))
     adapter = NullAdapter()
     service.register(adapter)
+    # A running bot has closed questions before: one small close first, so
+    # the close below is not the process's first (statements compiled).
+    await service.start(WARM_UP, "moderator", questions=1, seconds=600)
+    for member in range(20):
+        await service.handle_click(
+            Interaction(WARM_UP, f"member-{member}", adapter.buttons[member % 4])
+        )
+    await service.stop(WARM_UP)
     await service.start(CHANNEL, "moderator", questions=1, seconds=600)
 
     latencies: list[float] = []
@@ -72,10 +86,28 @@ async def measure(url: str, members: int, search_path: str | None = None) -> Non
         f"p50 {statistics.median(latencies) * 1000:.1f} ms  p99 {p99 * 1000:.1f} ms  "
         f"(goal: >= 15,000 answers/s, p99 < 500 ms, every answer stored once)"
     )
+    holds = WriterHolds()
+    if backend == "sqlite":
+        await holds.attach(engine)
     began = time.perf_counter()
     await service.stop(CHANNEL)
     closing = time.perf_counter() - began
     print(f"{backend:<10} closing it, which counts its answers on the boards: {closing:.2f} s")
+    if backend == "sqlite":
+        if os.environ.get("BENCH_HOLDS"):
+            for seconds, statements in holds.longest(5):
+                shown = " | ".join(s[:40].replace("\n", " ") for s in statements[:4])
+                print(f"  {seconds * 1000:.1f} ms, {len(statements)} statements: {shown}")
+        taken, cpu = holds.take()
+        bare = await bare_hold(str(engine.url.database))
+        print(
+            f"{backend:<10} SQLite's writer held {len(taken)} times during the close, longest "
+            f"{max(taken) * 1000:.1f} ms (goal <= 50 ms; the most CPU one hold used: "
+            f"{max(cpu) * 1000:.1f} ms); a bare aiosqlite empty transaction held it up to "
+            f"{bare * 1000:.1f} ms"
+        )
+    if checkpoints is not None:
+        await checkpoints.stop()
     await database.dispose()
 
 

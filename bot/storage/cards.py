@@ -76,7 +76,7 @@ def _session(row: ReviewSession) -> ReviewSessionInfo:
 # Rows per statement where a question's answers are read or marked in bulk,
 # and members per slice of a post taken into the cards (each slice one short
 # hold of SQLite's writer).
-SLICE = 500
+SLICE = 100
 
 
 class CardStore(Store):
@@ -365,17 +365,15 @@ def _apply_answers(session: Session, which: Any, reviewer: Reviewer) -> int:
     if not rows:
         return 0
     # The marker rows decide: an answer another transaction took meanwhile
-    # is not returned here, so it never counts twice. In slices, so a big
-    # question stays under the backends' limit of bound values.
-    fresh: set[int] = set()
-    for start in range(0, len(rows), SLICE):
-        taken = session.execute(
-            _insert(session, CardReview)
-            .values([{"answer_id": row.id} for row in rows[start : start + SLICE]])
-            .on_conflict_do_nothing(index_elements=["answer_id"])
-            .returning(CardReview.answer_id)
-        )
-        fresh.update(taken.scalars())
+    # is not returned here, so it never counts twice. One statement, cached,
+    # run over the rows (a VALUES list of them was compiled afresh each time).
+    taken = session.connection().execute(
+        _insert(session, CardReview)
+        .on_conflict_do_nothing(index_elements=["answer_id"])
+        .returning(CardReview.answer_id),
+        [{"answer_id": row.id} for row in rows],
+    )
+    fresh = set(taken.scalars())
     recalls: list[tuple[str, str, Recall]] = [
         (
             row.platform,

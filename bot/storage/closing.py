@@ -43,7 +43,7 @@ from bot.storage.models import Answer, Channel, ClosingPost, DailyStreak, Post
 
 # Answerers per slice: on the 2-core development machine a slice of 10,000
 # takes about a second of SQLite's writer, so 500 stay well under 50 ms.
-SLICE = 500
+SLICE = 250
 
 _CLOSING = ClosingPost.__table__.c
 

@@ -56,6 +56,14 @@ class Database:
     def dialect(self) -> str:
         return self.writer.dialect.name
 
+    @property
+    def sqlite_file(self) -> str | None:
+        """The path of a SQLite database file (None on PostgreSQL or in memory)."""
+        url = self.writer.url
+        if url.get_backend_name() != "sqlite" or url.database in (None, "", ":memory:"):
+            return None
+        return None if url.database.startswith("file:") else url.database
+
     async def dispose(self) -> None:
         if self.reader is not self.writer:
             await self.reader.dispose()
