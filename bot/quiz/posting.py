@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from collections import OrderedDict
 from dataclasses import dataclass, replace
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from bot.chat import DeliveryError, MessageRef
 from bot.domain.records import PostInfo
@@ -189,8 +189,9 @@ class Posting:
     # -- closing and revealing -----------------------------------------------------
 
     async def close(self, post_id: int) -> PostInfo | None:
-        """Close a post once (whoever claims it) and reveal the answer; the post
-        if this caller closed it (its owner then moves on), else None."""
+        """Close a post once (whoever claims it), reveal the answer and count
+        its answers; the post if this caller closed it (its owner then moves
+        on), else None."""
         post = await self.ctx.repository.posts.post(post_id)
         if (
             post is None
@@ -199,21 +200,31 @@ class Posting:
         ):
             return None
         closed_at = self.ctx.clock.now()
-        if not await self.ctx.repository.posts.start_close(post_id, closed_at):
+        # The reveal is claimed with the close: until the closer holds it, the
+        # timer loop's sweep may claim it instead and show it after the next
+        # question is up.
+        if not await self.ctx.repository.posts.start_close(post_id, closed_at, reveal=True):
             return None
+        await self.closed(post, closed_at)
+        # Its answers then reach the boards a slice at a time, and the cards
+        # after them; a crash in between leaves the post to the timer loop's sweeps.
+        await self.count_answers(post_id)
+        return post
+
+    async def closed(self, post: PostInfo, closed_at: datetime) -> None:
+        """After this caller closed the post and claimed its reveal: reveal it
+        (its answers are counted by `count_answers`, next)."""
         if self.ctx.metrics is not None and closed_at >= post.closes_at:
             # Closed by its deadline (not early, by skip or all answered): how late.
             lag = (closed_at - post.closes_at).total_seconds()
             self.ctx.metrics.timer_lag.labels("close").observe(lag)
-        self.cache.forget(post_id)
-        # The reveal first: until the closer claims it, the timer loop's sweep
-        # may claim it instead and show it after the next question is up. Its
-        # answers then reach the boards a slice at a time, and the cards after
-        # them; a crash in between leaves the post to the timer loop's sweeps.
-        await self.reveal(post)
+        self.cache.forget(post.id)
+        await self.reveal(post, claimed=True)
+
+    async def count_answers(self, post_id: int) -> None:
+        """After a close: its answers onto the boards, then into the cards."""
         await self.finish_close(post_id)
         await self.study.apply_post(post_id)
-        return post
 
     async def finish_close(self, post_id: int) -> None:
         """Count a closed post's answers on the boards (once, whoever else is
@@ -235,16 +246,19 @@ class Posting:
         for post_id in await self.ctx.repository.posts.unfinished_closes(before):
             await self.finish_close(post_id)
 
-    async def reveal(self, post: PostInfo) -> None:
+    async def reveal(self, post: PostInfo, *, claimed: bool = False) -> None:
         """Edit the question to show the answer, once: the caller that claims the
-        reveal edits; a reveal that failed or was cut short is retried by a later
-        tick (after a passing failure at once, after a crash once the claim is old)."""
+        reveal (or `claimed` it with the close) edits; a reveal that failed or
+        was cut short is retried by a later tick (after a passing failure at
+        once, after a crash once the claim is old)."""
         adapter = self.ctx.connections.get(post.target.platform)
-        if adapter is None or not adapter.connected or post.message_id is None:
-            return  # another process serves this platform, or nothing was posted
         posts = self.ctx.repository.posts
+        if adapter is None or not adapter.connected or post.message_id is None:
+            if claimed and post.message_id is not None:
+                await posts.release_reveal(post.id)  # for whoever serves it
+            return  # another process serves this platform, or nothing was posted
         now = self.ctx.clock.now()
-        if not await posts.claim_reveal(post.id, now, now - REVEAL_LEASE):
+        if not claimed and not await posts.claim_reveal(post.id, now, now - REVEAL_LEASE):
             return  # someone else is revealing it, or it is revealed
         quiz = (
             await self.ctx.repository.quizzes.quiz(post.quiz_id)

@@ -60,12 +60,16 @@ class Closing:
     after_user: str
 
 
-def claim(session: Session, post_id: int, now: datetime) -> bool:
-    """Mark the post closed; true only for the one caller that closed it."""
+def claim(session: Session, post_id: int, now: datetime, *, reveal: bool = False) -> bool:
+    """Mark the post closed; true only for the one caller that closed it.
+    With `reveal`, that caller also holds the reveal (`reveal_claimed_at`)."""
+    values: dict[str, Any] = {"closed_at": now}
+    if reveal:
+        values["reveal_claimed_at"] = now
     closed = session.execute(
         update(Post)
         .where(Post.id == post_id, Post.closed_at.is_(None))
-        .values(closed_at=now)
+        .values(**values)
         .returning(Post.channel_id, Post.kind)
     ).first()
     if closed is None:
@@ -115,20 +119,21 @@ def state(connection: Connection, post_id: int) -> Closing | None:
     return None if found is None else Closing(*found)
 
 
-def earlier_in_community(connection: Connection, closing: Closing) -> int | None:
+def earlier_in_community(connection: Connection, closing: Closing) -> Closing | None:
     """The first unfinished post closed before this one in its community."""
     earlier = or_(
         _CLOSING.closed_at < closing.closed_at,
         and_(_CLOSING.closed_at == closing.closed_at, _CLOSING.post_id < closing.post_id),
     )
-    return connection.execute(
-        select(_CLOSING.post_id)
+    found = connection.execute(
+        select(ClosingPost.__table__)
         .where(
             _CLOSING.platform == closing.platform, _CLOSING.community == closing.community, earlier
         )
         .order_by(_CLOSING.closed_at, _CLOSING.post_id)
         .limit(1)
-    ).scalar_one_or_none()
+    ).first()
+    return None if found is None else Closing(*found)
 
 
 def unfinished(connection: Connection, closed_before: datetime) -> list[int]:

@@ -5,6 +5,7 @@ Closing a post happens in one place: `start_close` claims it and
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
@@ -18,7 +19,9 @@ from bot.storage.db_thread import read_in_one_hop, write_in_one_hop
 from bot.storage.models import Channel, Post, Quiz
 
 
-def _next_step(connection: Connection, post_id: int) -> tuple[closing.Closing, int | None] | None:
+def _next_step(
+    connection: Connection, post_id: int
+) -> tuple[closing.Closing, closing.Closing | None] | None:
     """Where the post's close stands, and the unfinished earlier post of its
     community to finish first (None if none); None if it is finished."""
     current = closing.state(connection, post_id)
@@ -32,6 +35,11 @@ def _reveal_free(claimed_before: datetime) -> Any:
 
 
 class PostStore(Store):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # The closes being finished here, one at a time per community.
+        self._finishing: dict[tuple[str, str], asyncio.Lock] = {}
+
     async def post(self, post_id: int) -> PostInfo | None:
         async with self._reads() as session:
             row = (
@@ -187,32 +195,47 @@ class PostStore(Store):
         await self.finish_close(post_id)
         return True
 
-    async def start_close(self, post_id: int, now: datetime) -> bool:
+    async def start_close(self, post_id: int, now: datetime, *, reveal: bool = False) -> bool:
         """Mark the post closed (one short transaction); true only for the one
-        caller that closed it, who then calls `finish_close`."""
+        caller that closed it, who then calls `finish_close`. With `reveal`
+        the same transaction claims its reveal for that caller."""
         return await write_in_one_hop(
-            self._sessions, lambda session: closing.claim(session, post_id, now)
+            self._sessions, lambda session: closing.claim(session, post_id, now, reveal=reveal)
         )
 
     async def finish_close(self, post_id: int) -> None:
         """Add a closed post's answers to the read models, a slice at a time,
         each slice one hand-off to SQLite's write thread (bot/storage/closing.py).
-        Safe to call from any number of processes, and again after a crash."""
-        while True:
-            found = await read_in_one_hop(self._reader, lambda c: _next_step(c, post_id))
-            if found is None:
-                return
-            current, earlier = found
-            if earlier is not None:
-                await self.finish_close(earlier)  # the analysis needs it counted first
-            elif current.step == 0:
-                await self._analyse(current)
-            else:
-                while not await write_in_one_hop(
-                    self._sessions, lambda session: closing.score_slice(session, post_id)
-                ):
-                    pass
-                return
+        Safe to call from any number of processes, and again after a crash.
+
+        A community's closes are finished one at a time in this process, each
+        after the community's earlier ones: a fan-out closing yesterday's
+        question in a thousand channels of one server would otherwise have
+        every closer racing to finish the same earliest post."""
+        found = await read_in_one_hop(self._reader, lambda c: closing.state(c, post_id))
+        if found is None:
+            return
+        community = (found.platform, found.community)
+        lock = self._finishing.setdefault(community, asyncio.Lock())
+        try:
+            async with lock:
+                while True:
+                    step = await read_in_one_hop(self._reader, lambda c: _next_step(c, post_id))
+                    if step is None:
+                        return
+                    current, earlier = step
+                    await self._finish_one(earlier if earlier is not None else current)
+        finally:
+            if not lock.locked() and self._finishing.get(community) is lock:
+                del self._finishing[community]
+
+    async def _finish_one(self, current: closing.Closing) -> None:
+        if current.step == 0:
+            await self._analyse(current)
+        while not await write_in_one_hop(
+            self._sessions, lambda session: closing.score_slice(session, current.post_id)
+        ):
+            pass
 
     async def _analyse(self, current: closing.Closing) -> None:
         """Read the post's analysis counts outside the write lock, then add them."""
