@@ -152,7 +152,7 @@ class Posting:
             post.id, ref.message_id, post.posted_at, post.closes_at
         )
         self.cache.remember(replace(post, message_id=ref.message_id))
-        self.ctx.wake()
+        self.ctx.wake(post.closes_at)
         return Delivery(delivered=True)
 
     async def _plan_retry(self, post: PostInfo, problem: str) -> Delivery:
@@ -167,7 +167,7 @@ class Posting:
             "post %s in %s failed (%s); trying again at %s", post.id, post.target, problem, retry_at
         )
         await self.ctx.repository.posts.publish_failed(post.id, retry_at)
-        self.ctx.wake()
+        self.ctx.wake(retry_at)
         return Delivery(delivered=False, problem=problem, retrying=True)
 
     async def claim_retry(self, post_id: int) -> PostInfo | None:

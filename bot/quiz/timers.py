@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from datetime import timedelta
 from functools import partial
 
 from bot.clock import Clock
 from bot.quiz.connections import Connections
+from bot.quiz.context import Wakeup
 from bot.quiz.delivery import REVEAL_LEASE
 from bot.quiz.jobs import Jobs
 from bot.quiz.live import LiveQuizzes
@@ -42,7 +44,7 @@ class Timers:
         scheduler: Scheduler,
         study: Study,
         answer_writer: AnswerWriter,
-        wakeup: asyncio.Event,
+        wakeup: Wakeup,
     ) -> None:
         self.repository = repository
         self.clock = clock
@@ -103,7 +105,8 @@ class Timers:
     async def run(self) -> None:
         """Sleep until the next deadline (or a wake-up), then tick; until `shutdown`."""
         while not self._stopping:
-            self._wake.clear()
+            self._wake.planned = None  # awake: every wake-up counts
+            self._wake.event.clear()
             timeout = self.idle_seconds
             try:
                 ticked_at = self.clock.now()
@@ -133,15 +136,16 @@ class Timers:
                 log.exception("timer tick failed; retrying")
                 timeout = 1.0
             if not self._stopping:
-                await self.clock.wait(self._wake, timeout)
+                self._wake.planned = self.clock.now() + timedelta(seconds=timeout)
+                await self.clock.wait(self._wake.event, timeout)
 
     def wake(self) -> None:
         """Look at the timers again now (a deadline or schedule changed)."""
-        self._wake.set()
+        self._wake.event.set()
 
     def shutdown(self) -> None:
         self._stopping = True
-        self._wake.set()
+        self._wake.event.set()
 
     async def drain(self, seconds: float = DRAIN_SECONDS) -> None:
         """After `shutdown`: let timed work in flight finish, then store every

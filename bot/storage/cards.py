@@ -84,15 +84,14 @@ class CardStore(Store):
 
     async def pending_posts(self, closed_before: datetime, limit: int = 100) -> list[int]:
         """Closed posts whose answers are not in the cards yet (oldest first)."""
-        async with self._reads() as session:
-            rows = await session.execute(
-                select(Post.id)
-                .where(Post.cards_applied_at.is_(None), Post.closed_at.is_not(None))
-                .where(Post.closed_at < closed_before)
-                .order_by(Post.closed_at)
-                .limit(limit)
-            )
-            return list(rows.scalars())
+        rows = await self._read_rows(
+            select(Post.id)
+            .where(Post.cards_applied_at.is_(None), Post.closed_at.is_not(None))
+            .where(Post.closed_at < closed_before)
+            .order_by(Post.closed_at)
+            .limit(limit)
+        )
+        return [post_id for (post_id,) in rows]
 
     async def apply_post(self, post_id: int, now: datetime, reviewer: Reviewer) -> bool:
         """Take a closed post's answers into its members' cards, once, a slice

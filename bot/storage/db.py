@@ -20,6 +20,7 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, delete, event, text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
+from sqlalchemy.pool import PoolResetState
 
 from bot.storage import item_analysis, member_activity, recount
 from bot.storage.db_thread import begin_sqlite
@@ -113,7 +114,23 @@ def create_engine(url: str, *, echo: bool = False, search_path: str | None = Non
     # SQLite allows one writer at a time. One pooled connection serialises this
     # process's transactions fairly in asyncio instead of making them spin in
     # SQLite's busy handler; the busy timeout covers other processes (the CLI).
-    engine = create_async_engine(url, echo=echo, pool_size=1, max_overflow=0, pool_timeout=120)
+    engine = create_async_engine(
+        url,
+        echo=echo,
+        pool_size=1,
+        max_overflow=0,
+        pool_timeout=120,
+        # Reset by `_reset_writer` instead: only a connection still inside a
+        # transaction is rolled back (a one-hop write ends its own, and the
+        # pool's ROLLBACK was one more hand-off to the thread per write).
+        pool_reset_on_return=None,
+    )
+
+    @event.listens_for(engine.sync_engine.pool, "reset")
+    def _reset_writer(dbapi_connection: Any, _record: Any, state: PoolResetState) -> None:
+        left_open = state.asyncio_safe and not state.transaction_was_reset
+        if left_open and dbapi_connection.driver_connection.in_transaction:
+            dbapi_connection.rollback()
 
     @event.listens_for(engine.sync_engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Connection, delete, or_, select, update
+from sqlalchemy.orm import Session
 
 from bot.domain.records import PostInfo
 from bot.storage import closing
@@ -41,16 +43,20 @@ class PostStore(Store):
         self._finishing: dict[tuple[str, str], asyncio.Lock] = {}
 
     async def post(self, post_id: int) -> PostInfo | None:
-        async with self._reads() as session:
-            row = (
-                await session.execute(
-                    select(Post, Channel, Quiz.expected_players, Quiz.teams)
-                    .join(Channel, Channel.id == Post.channel_id)
-                    .outerjoin(Quiz, Quiz.id == Post.quiz_id)
-                    .where(Post.id == post_id)
-                )
-            ).one_or_none()
-            return post_info(row[0], row[1], row[2], row[3]) if row else None
+        query = (
+            select(Post, Channel, Quiz.expected_players, Quiz.teams)
+            .join(Channel, Channel.id == Post.channel_id)
+            .outerjoin(Quiz, Quiz.id == Post.quiz_id)
+            .where(Post.id == post_id)
+        )
+
+        def read(connection: Connection) -> PostInfo | None:
+            # A synchronous session over the read connection: one hand-off.
+            with Session(connection) as session:
+                row = session.execute(query).one_or_none()
+                return post_info(row[0], row[1], row[2], row[3]) if row else None
+
+        return await read_in_one_hop(self._reader, read)
 
     async def open_posts(self, quiz_id: int) -> list[int]:
         async with self._reads() as session:
@@ -79,51 +85,50 @@ class PostStore(Store):
         async with self._reads() as session:
             return list((await session.execute(query)).scalars())
 
+    # The timer loop's reads below are one hand-off each (`_read_rows`): it
+    # makes them on every tick, and a fan-out wakes it with every post.
+
     async def next_deadline(self) -> datetime | None:
-        async with self._reads() as session:
-            found = await session.execute(
-                select(Post.closes_at)
-                .where(Post.closed_at.is_(None), PUBLISHED_OR_GIVEN_UP)
-                .order_by(Post.closes_at)
-                .limit(1)
-            )
-            return found.scalar_one_or_none()
+        rows = await self._read_rows(
+            select(Post.closes_at)
+            .where(Post.closed_at.is_(None), PUBLISHED_OR_GIVEN_UP)
+            .order_by(Post.closes_at)
+            .limit(1)
+        )
+        return rows[0][0] if rows else None
 
     async def due_posts(self, now: datetime) -> list[tuple[int, int | None]]:
         """(post, quiz) of open posts past their deadline (a post still being
         delivered has no deadline yet)."""
-        async with self._reads() as session:
-            rows = await session.execute(
-                select(Post.id, Post.quiz_id)
-                .where(Post.closed_at.is_(None), Post.closes_at <= now, PUBLISHED_OR_GIVEN_UP)
-                .order_by(Post.closes_at)
-            )
-            return [(post_id, quiz_id) for post_id, quiz_id in rows]
+        rows = await self._read_rows(
+            select(Post.id, Post.quiz_id)
+            .where(Post.closed_at.is_(None), Post.closes_at <= now, PUBLISHED_OR_GIVEN_UP)
+            .order_by(Post.closes_at)
+        )
+        return [(post_id, quiz_id) for post_id, quiz_id in rows]
 
     async def next_publish_retry(self, platforms: Sequence[str]) -> datetime | None:
-        async with self._reads() as session:
-            found = await session.execute(
-                select(Post.publish_retry_at)
-                .join(Channel, Channel.id == Post.channel_id)
-                .where(UNPUBLISHED, Channel.platform.in_(platforms))
-                .order_by(Post.publish_retry_at)
-                .limit(1)
-            )
-            return found.scalar_one_or_none()
+        rows = await self._read_rows(
+            select(Post.publish_retry_at)
+            .join(Channel, Channel.id == Post.channel_id)
+            .where(UNPUBLISHED, Channel.platform.in_(platforms))
+            .order_by(Post.publish_retry_at)
+            .limit(1)
+        )
+        return rows[0][0] if rows else None
 
     async def due_publishes(
         self, now: datetime, platforms: Sequence[str]
     ) -> list[tuple[int, int | None]]:
         """(post, quiz) of posts not yet delivered whose next try (or whose
         sender's lease) is due."""
-        async with self._reads() as session:
-            rows = await session.execute(
-                select(Post.id, Post.quiz_id)
-                .join(Channel, Channel.id == Post.channel_id)
-                .where(UNPUBLISHED, Post.publish_retry_at <= now, Channel.platform.in_(platforms))
-                .order_by(Post.publish_retry_at)
-            )
-            return [(post_id, quiz_id) for post_id, quiz_id in rows]
+        rows = await self._read_rows(
+            select(Post.id, Post.quiz_id)
+            .join(Channel, Channel.id == Post.channel_id)
+            .where(UNPUBLISHED, Post.publish_retry_at <= now, Channel.platform.in_(platforms))
+            .order_by(Post.publish_retry_at)
+        )
+        return [(post_id, quiz_id) for post_id, quiz_id in rows]
 
     async def claim_publish(self, post_id: int, now: datetime, lease: datetime) -> int | None:
         """Take a due post for one delivery try; its attempt count, or None if
@@ -230,19 +235,20 @@ class PostStore(Store):
                 del self._finishing[community]
 
     async def _finish_one(self, current: closing.Closing) -> None:
+        counts = None
         if current.step == 0:
-            await self._analyse(current)
-        while not await write_in_one_hop(
-            self._sessions, lambda session: closing.score_slice(session, current.post_id)
-        ):
-            pass
+            # Read outside the write lock; added with the first slice.
+            counts = await read_in_one_hop(
+                self._reader, lambda c: closing.analysis_counts(c, current)
+            )
 
-    async def _analyse(self, current: closing.Closing) -> None:
-        """Read the post's analysis counts outside the write lock, then add them."""
-        counts = await read_in_one_hop(self._reader, lambda c: closing.analysis_counts(c, current))
-        await write_in_one_hop(
-            self._sessions, lambda session: closing.add_analysis(session, current, counts)
-        )
+        def next_slice(session: Session) -> bool:
+            if current.step == 0:
+                closing.add_analysis(session, current, counts)
+            return closing.score_slice(session, current.post_id)
+
+        while not await write_in_one_hop(self._sessions, next_slice):
+            current = replace(current, step=1)
 
     async def unfinished_closes(self, closed_before: datetime) -> list[int]:
         """Closed posts whose answers a crash left half counted (or that
@@ -252,18 +258,17 @@ class PostStore(Store):
     async def unrevealed_posts(self, closed_since: datetime, claimed_before: datetime) -> list[int]:
         """Posts closed since `closed_since` whose message does not show the answer
         yet, and that nobody is revealing (no claim, or one older than `claimed_before`)."""
-        async with self._reads() as session:
-            rows = await session.execute(
-                select(Post.id)
-                .where(
-                    Post.revealed_at.is_(None),
-                    Post.closed_at >= closed_since,
-                    Post.message_id.is_not(None),
-                    _reveal_free(claimed_before),
-                )
-                .order_by(Post.closed_at)
+        rows = await self._read_rows(
+            select(Post.id)
+            .where(
+                Post.revealed_at.is_(None),
+                Post.closed_at >= closed_since,
+                Post.message_id.is_not(None),
+                _reveal_free(claimed_before),
             )
-            return list(rows.scalars())
+            .order_by(Post.closed_at)
+        )
+        return [post_id for (post_id,) in rows]
 
     async def claim_reveal(self, post_id: int, now: datetime, claimed_before: datetime) -> bool:
         """Become the one caller that edits the post's message to show the answer."""

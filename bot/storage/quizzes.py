@@ -87,10 +87,9 @@ class QuizStore(Store):
     async def stalled_quizzes(self) -> list[int]:
         """Running quizzes with no open question: a restart (or a crash) came
         between closing one question and posting the next."""
-        async with self._reads() as session:
-            open_post = exists().where(Post.quiz_id == Quiz.id, Post.closed_at.is_(None))
-            rows = await session.execute(select(Quiz.id).where(Quiz.status == RUNNING, ~open_post))
-            return list(rows.scalars())
+        open_post = exists().where(Post.quiz_id == Quiz.id, Post.closed_at.is_(None))
+        rows = await self._read_rows(select(Quiz.id).where(Quiz.status == RUNNING, ~open_post))
+        return [quiz_id for (quiz_id,) in rows]
 
     async def post_next(
         self,

@@ -103,14 +103,13 @@ class ScheduleStore(Store):
             return [schedule_info(schedule, channel) for schedule, channel in rows]
 
     async def next_schedule_fire(self, platforms: Sequence[str]) -> datetime | None:
-        async with self._reads() as session:
-            found = await session.execute(
-                self._schedulable(platforms)
-                .with_only_columns(Schedule.next_fire)
-                .order_by(Schedule.next_fire)
-                .limit(1)
-            )
-            return found.scalar_one_or_none()
+        rows = await self._read_rows(
+            self._schedulable(platforms)
+            .with_only_columns(Schedule.next_fire)
+            .order_by(Schedule.next_fire)
+            .limit(1)
+        )
+        return rows[0][0] if rows else None
 
     async def claim_schedule(self, schedule_id: int, fired: datetime, next_fire: datetime) -> bool:
         """Move a due schedule on to its next fire time; true only for the one
