@@ -119,9 +119,7 @@ class PacedPlatform:
         return {}
 
 
-async def open_yesterday(
-    engine: AsyncEngine, catalog: Catalog, due: datetime, answers: int
-) -> int:
+async def open_yesterday(engine: AsyncEngine, catalog: Catalog, due: datetime, answers: int) -> int:
     """Each channel's daily question of yesterday, posted and still open (as
     when the daily window is a day), with `answers` members' answers: today's
     post closes and reveals it. Written straight into the tables."""

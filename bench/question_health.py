@@ -1,9 +1,9 @@
 """Question health benchmark: what keeping the item analysis costs a close,
 and how fast `/quiz health` answers over a large history.
 
-1. A 10,000-answer close (`PostStore.claim_close`, the transaction that adds a
-   post's answers to every read model) timed with the analysis kept and with
-   it left out (today's close before question health), alternating, on a
+1. A 10,000-answer close (`PostStore.claim_close`: the claim, then the slices
+   that add a post's answers to every read model) timed with the analysis kept
+   and with it left out (the close before question health), alternating, on a
    community whose 10,000 members already have records. Goal: no slower than
    1.2x.
 2. `/quiz health` (the community's flagged questions, worst first) through the
@@ -36,7 +36,7 @@ from bot.clock import SystemClock
 from bot.quiz.bank import load_banks
 from bot.quiz.buttons import parse_answer_custom_id
 from bot.quiz.service import QuizService
-from bot.storage import item_analysis
+from bot.storage import closing, item_analysis
 from bot.storage.db import open_database, upgrade
 from bot.storage.models import Answer, Post
 from bot.storage.repository import Repository
@@ -44,7 +44,7 @@ from bot.storage.repository import Repository
 CHANNEL = Target("bench", "guild", "channel")
 
 
-async def _no_analysis(*_: Any) -> None:
+def _no_analysis(*_: Any) -> None:
     return None
 
 
@@ -55,7 +55,7 @@ async def close_cost(url: str, trials: int, search_path: str | None = None) -> N
     service = QuizService(Repository(database), catalog, SystemClock(), random.Random(1))
     adapter = NullAdapter()
     service.register(adapter)
-    kept_analysis = item_analysis.count_closed_post
+    kept_analysis = closing.analysis_counts
     timings: dict[str, list[float]] = {"kept": [], "without": []}
     rng = random.Random(5)
     # A first round gives every member a record, as in a community that has played.
@@ -72,11 +72,11 @@ async def close_cost(url: str, trials: int, search_path: str | None = None) -> N
         post_id, _ = parse_answer_custom_id(adapter.buttons[0]) or (0, 0)
         mode = "kept" if trial % 2 else "without"
         # posts.py calls it through the module, so this swaps it for the close.
-        item_analysis.count_closed_post = kept_analysis if mode == "kept" else _no_analysis
+        closing.analysis_counts = kept_analysis if mode == "kept" else _no_analysis
         began = time.perf_counter()
         assert await service.repository.posts.claim_close(post_id, datetime.now(UTC))
         elapsed = time.perf_counter() - began
-        item_analysis.count_closed_post = kept_analysis
+        closing.analysis_counts = kept_analysis
         if trial:
             timings[mode].append(elapsed)
         await service.stop(CHANNEL)

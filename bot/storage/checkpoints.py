@@ -1,4 +1,4 @@
-"""SQLite's WAL checkpoints, moved out of the write path (docs/storage.md).
+"""SQLite's WAL checkpoints, moved out of the write path (docs/architecture.md, Storage).
 
 By default SQLite checkpoints inside the commit that takes the WAL past 1,000
 pages: that commit copies the WAL into the database file and fsyncs it while
