@@ -77,6 +77,7 @@ def _session(row: ReviewSession) -> ReviewSessionInfo:
 # and members per slice of a post taken into the cards (each slice one short
 # hold of SQLite's writer).
 SLICE = 100
+SLICES = {"sqlite": SLICE, "postgresql": 4 * SLICE}  # one writer on SQLite only
 
 
 class CardStore(Store):
@@ -325,7 +326,7 @@ def _apply_slice(
         select(Answer.user_id)
         .where(Answer.post_id == post_id, Answer.user_id > after)
         .order_by(Answer.user_id)
-        .offset(SLICE - 1)
+        .offset(SLICES.get(session.get_bind().dialect.name, SLICE) - 1)
         .limit(1)
     ).scalar_one_or_none()
     which = (Answer.post_id == post_id) & (Answer.user_id > after)
