@@ -56,13 +56,17 @@ async def measure(
     service = QuizService(Repository(database), catalog, SystemClock(), random.Random(1))
     adapter = NullAdapter()
     service.register(adapter)
-    # A running bot has closed questions before: one small close first, so
-    # the close below is not the process's first (statements compiled).
+    # A running bot has closed questions before: a close of 600 answers first
+    # (a few slices of each kind), so the close below is not the process's
+    # first and its statements are compiled.
     await service.start(WARM_UP, "moderator", questions=1, seconds=600)
-    for member in range(20):
-        await service.handle_click(
-            Interaction(WARM_UP, f"member-{member}", adapter.buttons[member % 4])
+    warm = adapter.buttons
+    await asyncio.gather(
+        *(
+            service.handle_click(Interaction(WARM_UP, f"member-{member}", warm[member % 4]))
+            for member in range(600)
         )
+    )
     await service.stop(WARM_UP)
     # Channel B: a question of its own, clicked at a steady rate while A closes.
     await service.start(OTHER, "moderator", questions=1, seconds=3600)
@@ -119,9 +123,12 @@ async def measure(
     print(f"{'':<10}   {during_p99 / idle_p99:.2f}x (goal <= 1.5x); {late} over 3 s (goal 0)")
     if backend == "sqlite":
         if os.environ.get("BENCH_HOLDS"):
-            for seconds, statements in holds.longest(5):
+            for seconds, cpu_seconds, statements in holds.longest(5):
                 shown = " | ".join(s[:40].replace("\n", " ") for s in statements[:4])
-                print(f"  {seconds * 1000:.1f} ms, {len(statements)} statements: {shown}")
+                print(
+                    f"  {seconds * 1000:.1f} ms (CPU {cpu_seconds * 1000:.1f} ms), "
+                    f"{len(statements)} statements: {shown}"
+                )
         taken, cpu = holds.take()
         bare = await bare_hold(str(engine.url.database))
         print(

@@ -164,11 +164,13 @@ class WriterHolds:
             self.statements = []
         return taken, cpu
 
-    def longest(self, count: int = 3) -> list[tuple[float, list[str]]]:
-        """The `count` longest holds since the last take, with their statements."""
+    def longest(self, count: int = 3) -> list[tuple[float, float, list[str]]]:
+        """The `count` longest holds since the last take (by CPU time), with
+        their wall time and statements."""
         with self._lock:
-            pairs = sorted(zip(self.holds, self.statements, strict=True), reverse=True)
-        return pairs[:count]
+            found = zip(self.holds, self.cpu, self.statements, strict=True)
+            ranked = sorted(found, key=lambda hold: hold[1], reverse=True)
+        return ranked[:count]
 
 
 async def bare_hold(path: str, rounds: int = 200) -> float:
