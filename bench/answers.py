@@ -3,7 +3,10 @@
 Prints answers recorded per second and the p99 time per answer through the
 quiz service, on SQLite and (when QUIZ_TEST_POSTGRES_URL or --postgres is
 given) on PostgreSQL, then how long closing the question takes (the close counts
-its 10,000 answers on the boards). The clicks run with the heap frozen after
+its 10,000 answers on the boards), while channel B's members click at a steady
+80/s: B's p99 during the close against B's idle p99 (goal <= 1.5x, none over
+3 s) and, on SQLite, every hold of the writer during the close (goal: longest
+<= 50 ms) beside a bare aiosqlite transaction's. The clicks run with the heap frozen after
 set-up, as `quizmaster run` runs once connected (bot/heap.py). Timings vary
 on shared machines, so each run also times the bare floor: the same number of
 coroutines each waiting for a future that a batch resolves, with no quiz and
@@ -22,7 +25,7 @@ import statistics
 import tempfile
 import time
 
-from common import ROOT, NullAdapter, postgres_schema
+from common import ROOT, NullAdapter, WriterHolds, bare_hold, postgres_schema
 
 from bot.chat import Interaction, Target
 from bot.clock import SystemClock
@@ -30,26 +33,51 @@ from bot.heap import start_up_frozen
 from bot.quiz.bank import load_banks
 from bot.quiz.buttons import parse_answer_custom_id
 from bot.quiz.service import QuizService
+from bot.storage.checkpoints import Checkpoints
 from bot.storage.db import open_database, upgrade
 from bot.storage.repository import Repository
 
 CHANNEL = Target("bench", "guild", "channel")
+WARM_UP = Target("bench", "guild", "warm-up")
+OTHER = Target("bench", "guild", "channel-b")
 
 
-async def measure(url: str, members: int, search_path: str | None = None) -> None:
+async def measure(
+    url: str, members: int, search_path: str | None = None, rate: float = 80.0
+) -> None:
     database = open_database(url, search_path=search_path)
     engine = database.writer
     await upgrade(engine)
+    checkpoints = None
+    if database.sqlite_file is not None:  # as `quizmaster run` does (bot/app.py)
+        checkpoints = Checkpoints(database.sqlite_file)
+        await checkpoints.start(engine)
     catalog, _ = load_banks([ROOT / "questions"])
     service = QuizService(Repository(database), catalog, SystemClock(), random.Random(1))
     adapter = NullAdapter()
     service.register(adapter)
+    # A running bot has closed questions before: a close of 600 answers first
+    # (a few slices of each kind), so the close below is not the process's
+    # first and its statements are compiled.
+    await service.start(WARM_UP, "moderator", questions=1, seconds=600)
+    warm = adapter.buttons
+    await asyncio.gather(
+        *(
+            service.handle_click(Interaction(WARM_UP, f"member-{member}", warm[member % 4]))
+            for member in range(600)
+        )
+    )
+    await service.stop(WARM_UP)
+    # Channel B: a question of its own, clicked at a steady rate while A closes.
+    await service.start(OTHER, "moderator", questions=1, seconds=3600)
+    other_buttons = adapter.buttons
     await service.start(CHANNEL, "moderator", questions=1, seconds=600)
+    buttons = adapter.buttons
 
     latencies: list[float] = []
 
     async def click(member: int) -> None:
-        custom_id = adapter.buttons[member % len(adapter.buttons)]
+        custom_id = buttons[member % len(buttons)]
         started = time.perf_counter()
         reply = await service.handle_click(Interaction(CHANNEL, f"member-{member}", custom_id))
         latencies.append(time.perf_counter() - started)
@@ -61,7 +89,7 @@ async def measure(url: str, members: int, search_path: str | None = None) -> Non
         began = time.perf_counter()
         await asyncio.gather(*(click(member) for member in range(members)))
         elapsed = time.perf_counter() - began
-    post_id, _ = parse_answer_custom_id(adapter.buttons[0]) or (0, 0)
+    post_id, _ = parse_answer_custom_id(buttons[0]) or (0, 0)
     stored = await service.repository.answers.answer_count(post_id)
     latencies.sort()
     p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))]
@@ -72,11 +100,89 @@ async def measure(url: str, members: int, search_path: str | None = None) -> Non
         f"p50 {statistics.median(latencies) * 1000:.1f} ms  p99 {p99 * 1000:.1f} ms  "
         f"(goal: >= 15,000 answers/s, p99 < 500 ms, every answer stored once)"
     )
+    other = PacedClicks(service, other_buttons, rate)
+    idle = await other.for_seconds(5.0)
+    holds = WriterHolds()
+    if backend == "sqlite":
+        await holds.attach(engine)
+    clicking = asyncio.create_task(other.until_stopped())
+    await asyncio.sleep(0.5)
     began = time.perf_counter()
     await service.stop(CHANNEL)
-    closing = time.perf_counter() - began
+    ended = time.perf_counter()
+    closing = ended - began
+    await asyncio.sleep(0.5)
+    other.stop.set()
+    during = [took for at, took in await clicking if began <= at <= ended]
     print(f"{backend:<10} closing it, which counts its answers on the boards: {closing:.2f} s")
+    idle_p99, during_p99 = percentile(idle, 0.99) * 1000, percentile(during, 0.99) * 1000
+    late = sum(1 for took in during if took > 3.0)
+    print(f"{backend:<10} channel B clicked at {rate:g}/s:")
+    print(f"{'':<10}   p99 {idle_p99:.1f} ms idle ({len(idle)} clicks)")
+    print(f"{'':<10}   p99 {during_p99:.1f} ms during the close ({len(during)} clicks)")
+    print(f"{'':<10}   {during_p99 / idle_p99:.2f}x (goal <= 1.5x); {late} over 3 s (goal 0)")
+    if backend == "sqlite":
+        if os.environ.get("BENCH_HOLDS"):
+            for seconds, cpu_seconds, statements in holds.longest(5):
+                shown = " | ".join(s[:40].replace("\n", " ") for s in statements[:4])
+                print(
+                    f"  {seconds * 1000:.1f} ms (CPU {cpu_seconds * 1000:.1f} ms), "
+                    f"{len(statements)} statements: {shown}"
+                )
+        taken, cpu = holds.take()
+        bare = await bare_hold(str(engine.url.database))
+        print(
+            f"{backend:<10} SQLite's writer held {len(taken)} times during the close, longest "
+            f"{max(taken) * 1000:.1f} ms (goal <= 50 ms; the most CPU one hold used: "
+            f"{max(cpu) * 1000:.1f} ms); a bare aiosqlite empty transaction held it up to "
+            f"{bare * 1000:.1f} ms"
+        )
+    if checkpoints is not None:
+        await checkpoints.stop()
     await database.dispose()
+
+
+def percentile(samples: list[float], share: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * share))] if ordered else float("nan")
+
+
+class PacedClicks:
+    """Channel B's members, a new one clicking every 1/rate s; each click's
+    (start, seconds until its reply)."""
+
+    def __init__(self, service: QuizService, buttons: tuple[str, ...], rate: float) -> None:
+        self.service, self.buttons, self.interval = service, buttons, 1.0 / rate
+        self.stop = asyncio.Event()
+        self.member = 0
+
+    async def _click(self, found: list[tuple[float, float]]) -> None:
+        self.member += 1
+        custom_id = self.buttons[self.member % len(self.buttons)]
+        started = time.perf_counter()
+        reply = await self.service.handle_click(
+            Interaction(OTHER, f"b-member-{self.member}", custom_id)
+        )
+        found.append((started, time.perf_counter() - started))
+        assert reply.text.startswith("Locked in"), reply.text
+
+    async def until_stopped(self) -> list[tuple[float, float]]:
+        found: list[tuple[float, float]] = []
+        tasks = []
+        due = time.perf_counter()
+        while not self.stop.is_set():
+            tasks.append(asyncio.create_task(self._click(found)))
+            due += self.interval
+            await asyncio.sleep(max(0.0, due - time.perf_counter()))
+        await asyncio.gather(*tasks)
+        return found
+
+    async def for_seconds(self, seconds: float) -> list[float]:
+        self.stop.clear()
+        asyncio.get_running_loop().call_later(seconds, self.stop.set)
+        found = await self.until_stopped()
+        self.stop.clear()
+        return [took for _, took in found]
 
 
 async def bare_floor(members: int) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import threading
+import time
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -13,6 +15,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from sqlalchemy.ext.asyncio import AsyncEngine  # noqa: E402
 
 from bot.chat import Command, Interaction, MessageRef, OutMessage, Target  # noqa: E402
 from bot.dialect import PLAIN  # noqa: E402
@@ -98,3 +102,89 @@ async def postgres_schema(url: str) -> AsyncIterator[str]:
     finally:
         await admin.execute(f'DROP SCHEMA "{schema}" CASCADE')
         await admin.close()
+
+
+class WriterHolds:
+    """Every hold of SQLite's write lock by the bot's one write connection,
+    timed from its BEGIN IMMEDIATE to the end of the call to the connection's
+    thread that committed or rolled it back (so the commit, and a checkpoint
+    inside it, count). Seen through sqlite3's trace callback and a wrapper
+    around aiosqlite's queue of calls (the queue every call goes through)."""
+
+    def __init__(self) -> None:
+        self.holds: list[float] = []
+        self.cpu: list[float] = []  # the write thread's CPU time in each hold
+        self.statements: list[list[str]] = []  # the statements of each hold, in order
+        self._current: list[str] = []
+        self._began: float | None = None
+        self._began_cpu = 0.0
+        self._ended = False
+        self._lock = threading.Lock()
+
+    async def attach(self, engine: AsyncEngine) -> None:
+        async with engine.connect() as connection:
+            raw = await connection.get_raw_connection()
+            driver = raw.driver_connection
+            driver._conn.set_trace_callback(self._trace)
+            queued = driver._execute
+
+            async def timed(fn, *args, **kwargs):  # type: ignore[no-untyped-def]
+                def run():  # type: ignore[no-untyped-def]
+                    try:
+                        return fn(*args, **kwargs)
+                    finally:
+                        self._end_of_call()
+
+                return await queued(run)
+
+            driver._execute = timed
+
+    def _trace(self, sql: str) -> None:
+        if sql.startswith("BEGIN"):
+            self._began = time.perf_counter()
+            self._began_cpu = time.thread_time()
+            self._current = []
+        else:
+            self._current.append(sql)
+        if sql in ("COMMIT", "ROLLBACK") and self._began is not None:
+            self._ended = True
+
+    def _end_of_call(self) -> None:
+        if self._ended and self._began is not None:
+            with self._lock:
+                self.holds.append(time.perf_counter() - self._began)
+                self.cpu.append(time.thread_time() - self._began_cpu)
+                self.statements.append(self._current)
+            self._began, self._ended = None, False
+
+    def take(self) -> tuple[list[float], list[float]]:
+        """The holds since the last take: wall time and the thread's CPU time."""
+        with self._lock:
+            taken, cpu, self.holds, self.cpu = self.holds, self.cpu, [], []
+            self.statements = []
+        return taken, cpu
+
+    def longest(self, count: int = 3) -> list[tuple[float, float, list[str]]]:
+        """The `count` longest holds since the last take (by CPU time), with
+        their wall time and statements."""
+        with self._lock:
+            found = zip(self.holds, self.cpu, self.statements, strict=True)
+            ranked = sorted(found, key=lambda hold: hold[1], reverse=True)
+        return ranked[:count]
+
+
+async def bare_hold(path: str, rounds: int = 200) -> float:
+    """The longest hold of SQLite's write lock by a bare aiosqlite connection
+    running an empty write transaction (BEGIN IMMEDIATE, a SELECT, COMMIT,
+    each awaited) `rounds` times: the floor the library sets on this machine now."""
+    import aiosqlite
+
+    longest = 0.0
+    async with aiosqlite.connect(path, isolation_level=None) as bare:
+        for _ in range(rounds):
+            began = time.perf_counter()
+            await bare.execute("BEGIN IMMEDIATE")
+            await bare.execute("SELECT 1")
+            await bare.execute("COMMIT")
+            longest = max(longest, time.perf_counter() - began)
+    return longest

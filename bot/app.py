@@ -12,6 +12,7 @@ from bot.clock import Clock, SystemClock
 from bot.config import Settings
 from bot.quiz.bank import load_banks
 from bot.quiz.service import QuizService
+from bot.storage.checkpoints import Checkpoints
 from bot.storage.db import Database, open_database, ping, upgrade
 from bot.storage.repository import Repository
 from bot.web.links import DashboardLinks
@@ -29,6 +30,7 @@ class Runtime:
     service: QuizService
     links: DashboardLinks | None = None  # None: the dashboard is off (no QUIZ_WEB_SECRET)
     _timers: asyncio.Task[None] | None = field(default=None, repr=False)
+    _checkpoints: Checkpoints | None = field(default=None, repr=False)
 
     @classmethod
     def build(cls, settings: Settings, clock: Clock | None = None) -> Runtime:
@@ -44,6 +46,11 @@ class Runtime:
 
     async def __aenter__(self) -> Runtime:
         await upgrade(self.database.writer)
+        path = self.database.sqlite_file
+        if path is not None:
+            # WAL checkpoints in a task of their own, never inside a commit.
+            self._checkpoints = Checkpoints(path)
+            await self._checkpoints.start(self.database.writer)
         if not self.service.catalog.banks:
             log.warning("no question banks loaded from %s", self.settings.questions_dir)
         # Deadlines live in the database: the timer loop closes anything overdue
@@ -65,6 +72,8 @@ class Runtime:
         # Closes and posts in flight finish, and queued answers are committed,
         # before the database goes away.
         await self.service.drain()
+        if self._checkpoints is not None:
+            await self._checkpoints.stop()
         await self.database.dispose()
 
     def start_line(self) -> str:

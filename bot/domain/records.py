@@ -178,10 +178,10 @@ class UserTotals:
 @dataclass(frozen=True)
 class DailyPost:
     """A daily question's new post, and the channel's older daily questions
-    still open (the new one closes them)."""
+    that its transaction closed (the caller reveals them and counts them)."""
 
     post: PostInfo
-    older_open: list[int]
+    older_closed: list[int]
 
 
 @dataclass(frozen=True)

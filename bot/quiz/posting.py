@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from bot.chat import DeliveryError, MessageRef, ReadsBack
-from bot.domain.records import PostInfo
+from bot.domain.records import PostInfo, RevealClaim
 from bot.i18n import speaking
 from bot.quiz import texts
 from bot.quiz.context import Context
@@ -33,6 +33,9 @@ log = logging.getLogger(__name__)
 POST_CACHE_SIZE = 10_000
 # How long after closing a question its reveal is retried if the edit failed.
 REVEAL_RETRY_WINDOW = timedelta(minutes=15)
+# A close still counting this long after it was claimed was left by a crash
+# (or its process is slow): the timer loop's sweep finishes it.
+FINISH_GRACE = timedelta(seconds=30)
 
 
 @dataclass(frozen=True)
@@ -82,6 +85,7 @@ class Posting:
         self.study = study
         self.scores = scores
         self.cache = PostCache()
+        self._finishing: set[int] = set()  # closes being counted by this process
 
     async def post(self, post_id: int) -> PostInfo | None:
         """The post (cached while open: every click reads it)."""
@@ -151,7 +155,7 @@ class Posting:
             post.id, ref.message_id, post.posted_at, post.closes_at
         )
         self.cache.remember(replace(post, message_id=ref.message_id))
-        self.ctx.wake()
+        self.ctx.wake(post.closes_at)
         return Delivery(delivered=True)
 
     async def _plan_retry(self, post: PostInfo, problem: str) -> Delivery:
@@ -166,7 +170,7 @@ class Posting:
             "post %s in %s failed (%s); trying again at %s", post.id, post.target, problem, retry_at
         )
         await self.ctx.repository.posts.publish_failed(post.id, retry_at)
-        self.ctx.wake()
+        self.ctx.wake(retry_at)
         return Delivery(delivered=False, problem=problem, retrying=True)
 
     async def claim_retry(self, post_id: int) -> PostInfo | None:
@@ -188,8 +192,9 @@ class Posting:
     # -- closing and revealing -----------------------------------------------------
 
     async def close(self, post_id: int) -> PostInfo | None:
-        """Close a post once (whoever claims it) and reveal the answer; the post
-        if this caller closed it (its owner then moves on), else None."""
+        """Close a post once (whoever claims it), reveal the answer and count
+        its answers; the post if this caller closed it (its owner then moves
+        on), else None."""
         post = await self.ctx.repository.posts.post(post_id)
         if (
             post is None
@@ -198,33 +203,73 @@ class Posting:
         ):
             return None
         closed_at = self.ctx.clock.now()
-        if not await self.ctx.repository.posts.claim_close(post_id, closed_at):
+        # The reveal is claimed with the close: until the closer holds it, the
+        # timer loop's sweep may claim it instead and show it after the next
+        # question is up.
+        if not await self.ctx.repository.posts.start_close(post_id, closed_at, reveal=True):
             return None
+        await self.closed(post, closed_at)
+        # Its answers then reach the boards a slice at a time, and the cards
+        # after them; a crash in between leaves the post to the timer loop's sweeps.
+        await self.count_answers(post_id)
+        return post
+
+    async def closed(self, post: PostInfo, closed_at: datetime) -> None:
+        """After this caller closed the post and claimed its reveal: reveal it
+        (its answers are counted by `count_answers`, next)."""
         if self.ctx.metrics is not None and closed_at >= post.closes_at:
             # Closed by its deadline (not early, by skip or all answered): how late.
             lag = (closed_at - post.closes_at).total_seconds()
             self.ctx.metrics.timer_lag.labels("close").observe(lag)
-        self.cache.forget(post_id)
-        # The reveal first: until the closer claims it, the timer loop's sweep
-        # may claim it instead and show it after the next question is up.
-        await self.reveal(post)
-        # A step of its own after the close: the answers are final now. A crash
-        # before it leaves the post for the timer loop's sweep.
-        await self.study.apply_post(post_id)
-        return post
+        self.cache.forget(post.id)
+        await self.reveal(post, claimed=True)
 
-    async def reveal(self, post: PostInfo) -> None:
+    async def count_answers(self, post_id: int) -> None:
+        """After a close: its answers onto the boards, then into the cards."""
+        await self.finish_close(post_id)
+        await self.study.apply_post(post_id)
+
+    async def finish_close(self, post_id: int) -> None:
+        """Count a closed post's answers on the boards (once, whoever else is
+        counting it too); a failure is logged and left for the sweep."""
+        if post_id in self._finishing:
+            return
+        self._finishing.add(post_id)
+        try:
+            await self.ctx.repository.posts.finish_close(post_id)
+        except Exception:
+            log.exception("could not count the answers of post %s; will retry", post_id)
+        finally:
+            self._finishing.discard(post_id)
+
+    async def finish_unfinished(self) -> None:
+        """The timer loop's sweep for closes a crash (here or in another
+        process) left half counted."""
+        before = self.ctx.clock.now() - FINISH_GRACE
+        for post_id in await self.ctx.repository.posts.unfinished_closes(before):
+            await self.finish_close(post_id)
+
+    async def reveal(self, post: PostInfo, *, claimed: bool = False) -> None:
         """Edit the question to show the answer, once: the caller that claims the
-        reveal edits; a reveal that failed or was cut short is retried by a later
-        tick (after a passing failure at once, after a crash once the claim is old)."""
+        reveal (or `claimed` it with the close) edits; a reveal that failed or
+        was cut short is retried by a later tick (after a passing failure at
+        once, after a crash once the claim is old)."""
         adapter = self.ctx.connections.get(post.target.platform)
-        if adapter is None or not adapter.connected or post.message_id is None:
-            return  # another process serves this platform, or nothing was posted
         posts = self.ctx.repository.posts
+        if adapter is None or not adapter.connected or post.message_id is None:
+            if claimed and post.message_id is not None:
+                await posts.release_reveal(
+                    post.id, self._reveal_free_since()
+                )  # for whoever serves it
+            return  # another process serves this platform, or nothing was posted
         now = self.ctx.clock.now()
-        claim = await posts.claim_reveal(post.id, now, now - REVEAL_LEASE)
-        if claim is None:
-            return  # someone else is revealing it, or it is revealed
+        if claimed:  # by the close's own transaction: nobody edited it before
+            claim = RevealClaim(again=False)
+        else:
+            taken = await posts.claim_reveal(post.id, now, now - REVEAL_LEASE)
+            if taken is None:
+                return  # someone else is revealing it, or it is revealed
+            claim = taken
         quiz = (
             await self.ctx.repository.quizzes.quiz(post.quiz_id)
             if post.quiz_id is not None

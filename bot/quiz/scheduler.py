@@ -77,6 +77,7 @@ class Scheduler:
         self.jobs = jobs
         self._slots = asyncio.Semaphore(CONCURRENT_POSTS)
         self._firing: set[asyncio.Task[None]] = set()  # schedules the fan-outs started
+        self._counting: set[asyncio.Task[None]] = set()  # closes they count in the background
 
     # -- commands ------------------------------------------------------------------
 
@@ -199,9 +200,17 @@ class Scheduler:
         return self.jobs.start(("fan-out",), self._fan_out)
 
     async def settle(self) -> None:
-        """Wait for every schedule the fan-outs started (tests step time this way)."""
-        while self._firing:
-            await asyncio.gather(*self._firing)
+        """Wait for every schedule the fan-outs started, and the counting of
+        the posts they closed (tests step time this way)."""
+        while self._firing or self._counting:
+            await asyncio.gather(*self._firing, *self._counting)
+
+    def _count_in_background(self, post_id: int) -> None:
+        """Count a closed post's answers in a job of its own (the timer loop
+        drains them at shutdown; a crash leaves the post to its sweeps)."""
+        task = self.jobs.start(("count", post_id), partial(self.posting.count_answers, post_id))
+        self._counting.add(task)
+        task.add_done_callback(self._counting.discard)
 
     async def _fan_out(self) -> None:
         """A bounded pipeline over the due schedules: each one is claimed, drawn,
@@ -318,12 +327,18 @@ class Scheduler:
         )
         if made is None:
             return  # another process claimed this slot
-        # Today's question closes yesterday's (which reveals it with streaks).
-        for older in made.older_open:
-            await self.posting.close(older)
+        # Today's question closed yesterday's in its transaction: reveal it
+        # (with streaks), send today's, and count yesterday's answers in the
+        # background, so this fan-out slot goes to the next channel.
+        for older in made.older_closed:
+            post = await self.posting.post(older)
+            if post is not None:
+                await self.posting.closed(post, now)
         if (await self.posting.deliver(made.post, None)).refused:
             # Never seen by anyone: it must not break (or extend) a streak.
             await self.ctx.repository.posts.discard_post(made.post.id)
+        for older in made.older_closed:
+            self._count_in_background(older)
 
     def reading_time(self, question_id: str) -> int:
         """Seconds to read a drawn question (its prompt and options)."""

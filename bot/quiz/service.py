@@ -38,7 +38,7 @@ from bot.quiz.bank import Catalog
 from bot.quiz.channels import ChannelSettings
 from bot.quiz.commands import Commands, DashboardLinks, declared_surface
 from bot.quiz.connections import Connections
-from bot.quiz.context import Context
+from bot.quiz.context import Context, Wakeup
 from bot.quiz.health import QuestionHealth
 from bot.quiz.jobs import Jobs
 from bot.quiz.live import LiveQuizzes
@@ -73,7 +73,7 @@ class QuizService:
         self.metrics.watch_state(lambda: self.connections.adapters)
         self.jobs = Jobs()
         self.answer_writer = AnswerWriter(repository.answers, self.metrics)
-        wakeup = asyncio.Event()
+        wakeup = Wakeup()
         self.questions = Questions(catalog, repository.submissions, clock, repository.reports)
         questions = self.questions
         self.channels = ChannelSettings(repository.channels, self.connections, clock)
@@ -84,7 +84,7 @@ class QuizService:
             self.rng,
             self.connections,
             self.channels,
-            wakeup.set,
+            wakeup,
             self.metrics,
         )
         context = self.context

@@ -10,6 +10,7 @@ from functools import partial
 
 from bot.clock import Clock
 from bot.quiz.connections import Connections
+from bot.quiz.context import Wakeup
 from bot.quiz.delivery import HANDOVER, REVEAL_LEASE
 from bot.quiz.jobs import Jobs
 from bot.quiz.live import LiveQuizzes
@@ -43,7 +44,7 @@ class Timers:
         scheduler: Scheduler,
         study: Study,
         answer_writer: AnswerWriter,
-        wakeup: asyncio.Event,
+        wakeup: Wakeup,
     ) -> None:
         self.repository = repository
         self.clock = clock
@@ -92,7 +93,9 @@ class Timers:
             jobs.start(_job_key(p, q), partial(self._retry_delivery, p, q)) for p, q in undelivered
         ]
         tasks += [jobs.start(("quiz", q), partial(live.advance, q)) for q in stalled]
-        # Closed posts whose review cards a crash left unapplied.
+        # Closes a crash left half counted, and review cards left unapplied
+        # (the cards read the answers, not the boards, so neither waits).
+        tasks.append(jobs.start(("closes",), self.posting.finish_unfinished))
         tasks.append(jobs.start(("cards",), self.study.apply_pending))
         # Due schedules are read and fired page by page as posts go out.
         tasks.append(self.scheduler.start_fan_out())
@@ -107,7 +110,8 @@ class Timers:
     async def run(self) -> None:
         """Sleep until the next deadline (or a wake-up), then tick; until `shutdown`."""
         while not self._stopping:
-            self._wake.clear()
+            self._wake.planned = None  # awake: every wake-up counts
+            self._wake.event.clear()
             timeout = self.idle_seconds
             try:
                 ticked_at = self.clock.now()
@@ -137,15 +141,16 @@ class Timers:
                 log.exception("timer tick failed; retrying")
                 timeout = 1.0
             if not self._stopping:
-                await self.clock.wait(self._wake, timeout)
+                self._wake.planned = self.clock.now() + timedelta(seconds=timeout)
+                await self.clock.wait(self._wake.event, timeout)
 
     def wake(self) -> None:
         """Look at the timers again now (a deadline or schedule changed)."""
-        self._wake.set()
+        self._wake.event.set()
 
     def shutdown(self) -> None:
         self._stopping = True
-        self._wake.set()
+        self._wake.event.set()
 
     async def drain(self, seconds: float = DRAIN_SECONDS) -> None:
         """After `shutdown`: let timed work in flight finish, then store every

@@ -10,7 +10,7 @@ from datetime import datetime
 from functools import cache, cached_property
 from typing import Any
 
-from sqlalchemy import Dialect, bindparam, delete, func, select
+from sqlalchemy import Connection, Dialect, bindparam, delete, func, select
 from sqlalchemy.dialects import sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -18,7 +18,7 @@ from bot.domain.records import MemberPoints, NewAnswer, PostInfo, PostTally
 from bot.domain.rules import zone_or_utc
 from bot.storage import item_analysis, post_votes, read_models
 from bot.storage.base import Store, rowcount
-from bot.storage.db_thread import on_pooled_connection
+from bot.storage.db_thread import on_pooled_connection, read_in_one_hop
 from bot.storage.models import (
     Answer,
     Channel,
@@ -218,23 +218,28 @@ class AnswerStore(Store):
         return [MemberPoints(user, int(points), bool(hinted)) for user, points, hinted in rows]
 
     async def tally(self, post: PostInfo) -> PostTally:
-        async with self._reads() as session:
-            by_slot = await session.execute(
-                select(Answer.slot, func.count(Answer.id))
-                .where(Answer.post_id == post.id)
-                .group_by(Answer.slot)
-            )
-            counts = [0] * len(post.option_order)
-            for slot, count in by_slot:
-                if 0 <= slot < len(counts):
-                    counts[slot] = int(count)
-            first = await session.execute(
-                select(Answer.user_id)
-                .where(Answer.post_id == post.id, Answer.correct.is_(True))
-                .order_by(Answer.answered_at, Answer.id)
-                .limit(1)
-            )
-            return PostTally(counts, sum(counts), first.scalar_one_or_none())
+        by_slot = (
+            select(Answer.slot, func.count(Answer.id))
+            .where(Answer.post_id == post.id)
+            .group_by(Answer.slot)
+        )
+        first = (
+            select(Answer.user_id)
+            .where(Answer.post_id == post.id, Answer.correct.is_(True))
+            .order_by(Answer.answered_at, Answer.id)
+            .limit(1)
+        )
+
+        def read(connection: Connection) -> tuple[Sequence[Any], str | None]:
+            return connection.execute(by_slot).all(), connection.execute(first).scalar()
+
+        # One hand-off to a read connection (every reveal makes this read).
+        slots, first_correct = await read_in_one_hop(self._reader, read)
+        counts = [0] * len(post.option_order)
+        for slot, count in slots:
+            if 0 <= slot < len(counts):
+                counts[slot] = int(count)
+        return PostTally(counts, sum(counts), first_correct)
 
     async def forget_user(self, platform: str, user_id: str) -> int:
         """Delete every answer of the user on the platform; returns how many."""

@@ -10,14 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Any
+from functools import partial
+from typing import Any, Literal
 
 from sqlalchemy import delete, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import Session
 
 from bot.chat import Target
 from bot.domain.records import CardState, Recall, ReviewSessionInfo
 from bot.storage.base import Store, rowcount
+from bot.storage.db_thread import write_in_one_hop
 from bot.storage.models import (
     Answer,
     CardReview,
@@ -26,6 +29,7 @@ from bot.storage.models import (
     ReviewCard,
     ReviewSession,
 )
+from bot.storage.sql import insert_for
 
 Reviewer = Callable[[CardState | None, Recall], CardState]
 
@@ -69,8 +73,11 @@ def _session(row: ReviewSession) -> ReviewSessionInfo:
     )
 
 
-# Rows per statement where a question's answers are read or marked in bulk.
-SLICE = 1000
+# Rows per statement where a question's answers are read or marked in bulk,
+# and members per slice of a post taken into the cards (each slice one short
+# hold of SQLite's writer).
+SLICE = 100
+SLICES = {"sqlite": SLICE, "postgresql": 4 * SLICE}  # one writer on SQLite only
 
 
 class CardStore(Store):
@@ -78,153 +85,48 @@ class CardStore(Store):
 
     async def pending_posts(self, closed_before: datetime, limit: int = 100) -> list[int]:
         """Closed posts whose answers are not in the cards yet (oldest first)."""
-        async with self._reads() as session:
-            rows = await session.execute(
-                select(Post.id)
-                .where(Post.cards_applied_at.is_(None), Post.closed_at.is_not(None))
-                .where(Post.closed_at < closed_before)
-                .order_by(Post.closed_at)
-                .limit(limit)
-            )
-            return list(rows.scalars())
+        rows = await self._read_rows(
+            select(Post.id)
+            .where(Post.cards_applied_at.is_(None), Post.closed_at.is_not(None))
+            .where(Post.closed_at < closed_before)
+            .order_by(Post.closed_at)
+            .limit(limit)
+        )
+        return [post_id for (post_id,) in rows]
 
     async def apply_post(self, post_id: int, now: datetime, reviewer: Reviewer) -> bool:
-        """Take a closed post's answers into its members' cards, once: the marker
-        on the post and the cards are written in one transaction. False if the
-        post is open, gone, or already applied (by this or another process)."""
-        async with self._sessions.begin() as session:
-            claimed = await session.execute(
-                update(Post)
-                .where(Post.id == post_id)
-                .where(Post.cards_applied_at.is_(None), Post.closed_at.is_not(None))
-                .values(cards_applied_at=now)
-                .returning(Post.seconds)
+        """Take a closed post's answers into its members' cards, once, a slice
+        of members at a time (each one hand-off to SQLite's write thread, so
+        a 10,000-answer post never holds the writer long). An answer is taken
+        in with its `card_reviews` row, so a slice done twice (a crash, or two
+        processes) counts once; the marker on the post goes with the last
+        slice. False if the post is open, gone, or already applied."""
+        after: str | None = ""
+        first = True
+        while after is not None:
+            done = await write_in_one_hop(
+                self._sessions,
+                partial(_apply_slice, post_id=post_id, after=after, now=now, reviewer=reviewer),
             )
-            seconds = claimed.scalar_one_or_none()
-            if seconds is None:
-                return False
-            await self._apply_answers(session, Answer.post_id == post_id, reviewer)
-            return True
+            if done is False:
+                return not first
+            first = False
+            after = done
+        return True
 
     async def apply_open_answers(self, platform: str, user_id: str, reviewer: Reviewer) -> int:
         """Take the member's answers to questions still open (a daily question
         that stays up for a day) into their cards now, so today's misses can be
         reviewed today; the close then skips them. How many were taken."""
-        async with self._sessions.begin() as session:
-            open_posts = (
-                select(Post.id)
-                .join(Channel, Channel.id == Post.channel_id)
-                .where(Post.closed_at.is_(None), Channel.platform == platform)
-            )
-            return await self._apply_answers(
-                session, (Answer.user_id == user_id) & Answer.post_id.in_(open_posts), reviewer
-            )
-
-    async def _apply_answers(self, session: AsyncSession, which: Any, reviewer: Reviewer) -> int:
-        rows = (
-            await session.execute(
-                select(
-                    Answer.id,
-                    Answer.user_id,
-                    Answer.correct,
-                    Answer.latency_ms,
-                    Answer.answered_at,
-                    Post.question_id,
-                    Post.seconds,
-                    Channel.platform,
-                )
-                .join(Post, Post.id == Answer.post_id)
-                .join(Channel, Channel.id == Answer.channel_id)
-                .outerjoin(CardReview, CardReview.answer_id == Answer.id)
-                .where(which, CardReview.answer_id.is_(None))
-                .order_by(Answer.answered_at, Answer.id)
-            )
-        ).all()
-        if not rows:
-            return 0
-        # The marker rows decide: an answer another transaction took meanwhile
-        # is not returned here, so it never counts twice. In slices, so a big
-        # question stays under the backends' limit of bound values.
-        fresh: set[int] = set()
-        for start in range(0, len(rows), SLICE):
-            taken = await session.execute(
-                self._insert(CardReview)
-                .values([{"answer_id": row.id} for row in rows[start : start + SLICE]])
-                .on_conflict_do_nothing(index_elements=["answer_id"])
-                .returning(CardReview.answer_id)
-            )
-            fresh.update(taken.scalars())
-        recalls: list[tuple[str, str, Recall]] = [
-            (
-                row.platform,
-                row.user_id,
-                Recall(
-                    question_id=row.question_id,
-                    correct=row.correct,
-                    seconds_taken=row.latency_ms / 1000,
-                    time_limit=float(row.seconds),
-                    at=row.answered_at,
-                ),
-            )
-            for row in rows
-            if row.id in fresh
-        ]
-        # Card key order, so concurrent writers on PostgreSQL lock rows in one
-        # order; a card's own answers stay in the order they were given.
-        recalls.sort(key=lambda item: (item[0], item[1], item[2].question_id, item[2].at))
-        # Read every card these answers touch, review them in memory, write
-        # them back in one executemany: a statement or two per card held
-        # SQLite's writer for 30 s after a 10,000-answer question.
-        cards = await self._cards_of(session, {(p, u, r.question_id) for p, u, r in recalls})
-        for platform, user_id, recall in recalls:
-            key = (platform, user_id, recall.question_id)
-            cards[key] = reviewer(cards.get(key), recall)
-        if cards:
-            table = ReviewCard.__table__
-            upsert = self._insert(table)
-            upsert = upsert.on_conflict_do_update(
-                index_elements=["platform", "user_id", "question_id"],
-                set_={name: upsert.excluded[name] for name in _CARD_COLUMNS},
-            )
-            connection = await session.connection()
-            await connection.execute(
-                upsert,
-                [
-                    {
-                        "platform": platform,
-                        "user_id": user_id,
-                        "question_id": question_id,
-                        **{name: getattr(card, name) for name in _CARD_COLUMNS},
-                    }
-                    for (platform, user_id, question_id), card in sorted(cards.items())
-                ],
-            )
-        return len(recalls)
-
-    async def _cards_of(
-        self, session: AsyncSession, keys: set[tuple[str, str, str]]
-    ) -> dict[tuple[str, str, str], CardState]:
-        """The existing cards among (platform, user, question) keys, locked for
-        this transaction on PostgreSQL, read a slice of members at a time."""
-        by_question: dict[tuple[str, str], list[str]] = {}
-        for platform, user_id, question_id in sorted(keys):
-            by_question.setdefault((platform, question_id), []).append(user_id)
-        found: dict[tuple[str, str, str], CardState] = {}
-        for (platform, question_id), users in by_question.items():
-            for start in range(0, len(users), SLICE):
-                rows = await session.execute(
-                    select(ReviewCard)
-                    .where(
-                        ReviewCard.platform == platform,
-                        ReviewCard.question_id == question_id,
-                        ReviewCard.user_id.in_(users[start : start + SLICE]),
-                    )
-                    .order_by(ReviewCard.user_id)
-                    .with_for_update()
-                )
-                for row in rows.scalars():
-                    found[(platform, row.user_id, question_id)] = _card(row)
-        return found
+        open_posts = (
+            select(Post.id)
+            .join(Channel, Channel.id == Post.channel_id)
+            .where(Post.closed_at.is_(None), Channel.platform == platform)
+        )
+        which = (Answer.user_id == user_id) & Answer.post_id.in_(open_posts)
+        return await write_in_one_hop(
+            self._sessions, lambda session: _apply_answers(session, which, reviewer)
+        )
 
     async def _review(
         self,
@@ -401,3 +303,146 @@ async def forget_cards(session: AsyncSession, platform: str, user_id: str) -> in
         delete(ReviewCard).where(ReviewCard.platform == platform, ReviewCard.user_id == user_id)
     )
     return rowcount(result)
+
+
+def _insert(session: Session, table: Any) -> Any:
+    return insert_for(session.get_bind().dialect.name, table)
+
+
+def _apply_slice(
+    session: Session, *, post_id: int, after: str, now: datetime, reviewer: Reviewer
+) -> str | Literal[False] | None:
+    """One slice of `apply_post`: the answers of members after `after`; the
+    last member taken (None once the post is done), or False if the post is
+    not waiting for its cards."""
+    waiting = session.execute(
+        select(Post.id).where(
+            Post.id == post_id, Post.cards_applied_at.is_(None), Post.closed_at.is_not(None)
+        )
+    ).first()
+    if waiting is None:
+        return False
+    upto = session.execute(
+        select(Answer.user_id)
+        .where(Answer.post_id == post_id, Answer.user_id > after)
+        .order_by(Answer.user_id)
+        .offset(SLICES.get(session.get_bind().dialect.name, SLICE) - 1)
+        .limit(1)
+    ).scalar_one_or_none()
+    which = (Answer.post_id == post_id) & (Answer.user_id > after)
+    if upto is not None:
+        which = which & (Answer.user_id <= upto)
+    _apply_answers(session, which, reviewer)
+    if upto is None:
+        session.execute(
+            update(Post)
+            .where(Post.id == post_id, Post.cards_applied_at.is_(None))
+            .values(cards_applied_at=now)
+        )
+    return upto
+
+
+def _apply_answers(session: Session, which: Any, reviewer: Reviewer) -> int:
+    rows = (
+        session.execute(
+            select(
+                Answer.id,
+                Answer.user_id,
+                Answer.correct,
+                Answer.latency_ms,
+                Answer.answered_at,
+                Post.question_id,
+                Post.seconds,
+                Channel.platform,
+            )
+            .join(Post, Post.id == Answer.post_id)
+            .join(Channel, Channel.id == Answer.channel_id)
+            .outerjoin(CardReview, CardReview.answer_id == Answer.id)
+            .where(which, CardReview.answer_id.is_(None))
+            .order_by(Answer.answered_at, Answer.id)
+        )
+    ).all()
+    if not rows:
+        return 0
+    # The marker rows decide: an answer another transaction took meanwhile
+    # is not returned here, so it never counts twice. One statement, cached,
+    # run over the rows (a VALUES list of them was compiled afresh each time).
+    taken = session.connection().execute(
+        _insert(session, CardReview)
+        .on_conflict_do_nothing(index_elements=["answer_id"])
+        .returning(CardReview.answer_id),
+        [{"answer_id": row.id} for row in rows],
+    )
+    fresh = set(taken.scalars())
+    recalls: list[tuple[str, str, Recall]] = [
+        (
+            row.platform,
+            row.user_id,
+            Recall(
+                question_id=row.question_id,
+                correct=row.correct,
+                seconds_taken=row.latency_ms / 1000,
+                time_limit=float(row.seconds),
+                at=row.answered_at,
+            ),
+        )
+        for row in rows
+        if row.id in fresh
+    ]
+    # Card key order, so concurrent writers on PostgreSQL lock rows in one
+    # order; a card's own answers stay in the order they were given.
+    recalls.sort(key=lambda item: (item[0], item[1], item[2].question_id, item[2].at))
+    # Read every card these answers touch, review them in memory, write
+    # them back in one executemany: a statement or two per card held
+    # SQLite's writer for 30 s after a 10,000-answer question.
+    cards = _cards_of(session, {(p, u, r.question_id) for p, u, r in recalls})
+    for platform, user_id, recall in recalls:
+        key = (platform, user_id, recall.question_id)
+        cards[key] = reviewer(cards.get(key), recall)
+    if cards:
+        table = ReviewCard.__table__
+        upsert = _insert(session, table)
+        upsert = upsert.on_conflict_do_update(
+            index_elements=["platform", "user_id", "question_id"],
+            set_={name: upsert.excluded[name] for name in _CARD_COLUMNS},
+        )
+        connection = session.connection()
+        connection.execute(
+            upsert,
+            [
+                {
+                    "platform": platform,
+                    "user_id": user_id,
+                    "question_id": question_id,
+                    **{name: getattr(card, name) for name in _CARD_COLUMNS},
+                }
+                for (platform, user_id, question_id), card in sorted(cards.items())
+            ],
+        )
+    return len(recalls)
+
+
+def _cards_of(
+    session: Session, keys: set[tuple[str, str, str]]
+) -> dict[tuple[str, str, str], CardState]:
+    """The existing cards among (platform, user, question) keys, locked for
+    this transaction on PostgreSQL, read a slice of members at a time."""
+    by_question: dict[tuple[str, str], list[str]] = {}
+    for platform, user_id, question_id in sorted(keys):
+        by_question.setdefault((platform, question_id), []).append(user_id)
+    found: dict[tuple[str, str, str], CardState] = {}
+    for (platform, question_id), users in by_question.items():
+        for start in range(0, len(users), SLICE):
+            rows = session.execute(
+                select(ReviewCard)
+                .where(
+                    ReviewCard.platform == platform,
+                    ReviewCard.question_id == question_id,
+                    ReviewCard.user_id.in_(users[start : start + SLICE]),
+                )
+                .order_by(ReviewCard.user_id)
+                .with_for_update()
+            )
+            for row in rows.scalars():
+                found[(platform, row.user_id, question_id)] = _card(row)
+    return found

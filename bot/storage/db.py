@@ -17,14 +17,14 @@ from alembic import command
 from alembic.config import Config
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import Connection, event, text
+from sqlalchemy import Connection, delete, event, text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 from sqlalchemy.pool import PoolResetState
 
 from bot.storage import item_analysis, member_activity, recount
 from bot.storage.db_thread import begin_sqlite
-from bot.storage.models import Base
+from bot.storage.models import Base, ClosingPost
 from bot.storage.post_votes import backfill_post_votes
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
@@ -56,6 +56,14 @@ class Database:
     @property
     def dialect(self) -> str:
         return self.writer.dialect.name
+
+    @property
+    def sqlite_file(self) -> str | None:
+        """The path of a SQLite database file (None on PostgreSQL or in memory)."""
+        url = self.writer.url
+        if url.get_backend_name() != "sqlite" or url.database in (None, "", ":memory:"):
+            return None
+        return None if url.database.startswith("file:") else url.database
 
     async def dispose(self) -> None:
         if self.reader is not self.writer:
@@ -305,6 +313,9 @@ async def check_read_models(engine: AsyncEngine) -> tuple[list[str], int]:
 
 async def rebuild_read_models(engine: AsyncEngine) -> None:
     async with engine.begin() as connection:
+        # Every closed post's answers are counted afresh: a close still being
+        # counted a slice at a time must not add its remaining slices again.
+        await connection.execute(delete(ClosingPost))
         await connection.run_sync(recount.rebuild)
         await connection.run_sync(backfill_post_votes)
         await connection.run_sync(member_activity.backfill)

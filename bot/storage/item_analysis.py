@@ -19,10 +19,16 @@ from functools import cache
 from typing import Any, NamedTuple
 
 from sqlalchemy import Connection, bindparam, delete, insert, select, tuple_, update
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.domain.item_analysis import OPTIONS, ItemCounts, findings, severity
-from bot.storage.models import Answer, Channel, CommunityScore, Post, QuestionAnalysis
+from bot.storage.models import (
+    Answer,
+    Channel,
+    ClosingPost,
+    CommunityScore,
+    Post,
+    QuestionAnalysis,
+)
 from bot.storage.sql import insert_for
 
 GROUP_SHARE = 0.27
@@ -93,22 +99,35 @@ def judged(counts: Sequence[int], options: int, answer: int) -> tuple[int, str]:
     return severity(found), ", ".join(f.flag.value for f in found)
 
 
-# -- kept at close -----------------------------------------------------------------------
+# -- kept at close (bot/storage/closing.py) -----------------------------------------------
 
 
-async def count_closed_post(
-    session: AsyncSession, post_id: int, platform: str, community: str, question_id: str
-) -> None:
-    """Add a closing post's answers to its question's row, in the closing
-    transaction, before the post's answers reach `community_scores`."""
-    connection = await session.connection()
+@dataclass(frozen=True, slots=True)
+class PostAnalysis:
+    """What one closing post adds to its question's row."""
+
+    platform: str
+    community: str
+    question_id: str
+    counts: dict[str, int]
+    options: int
+    answer: int
+
+
+def post_analysis(
+    connection: Connection, post_id: int, platform: str, community: str
+) -> PostAnalysis | None:
+    """A closing post's counts, its answerers ranked by their records before
+    the post: read before the post's answers reach `community_scores`. Only
+    reads, so it runs outside SQLite's write lock (a closed post's answers no
+    longer change)."""
     statements = _statements(connection.dialect.name)
     values = {"post_id": post_id, "platform": platform, "community": community}
-    rows = (await connection.execute(statements.answers, values)).all()
+    rows = connection.execute(statements.answers, values).all()
     if not rows:
-        return
-    records = {user: (c, n) for user, c, n in await connection.execute(statements.records, values)}
-    order, correct_slot = (await connection.execute(statements.order, values)).one()
+        return None
+    records = {user: (c, n) for user, c, n in connection.execute(statements.records, values)}
+    question_id, order, correct_slot = connection.execute(statements.order, values).one()
     width, none = len(order), (0, 0)
     answers = [
         PostAnswer(
@@ -117,19 +136,27 @@ async def count_closed_post(
         for user, slot, right in rows
     ]
     counts = dict(zip(COUNT_COLUMNS, post_counts(answers), strict=True))
-    layout = {"options": len(order), "answer": _bank_option(order, correct_slot)}
-    key = {**values, "question_id": question_id}
-    added = await connection.execute(
-        statements.add, {**key, **counts, **layout, "severity": 0, "flags": ""}
+    return PostAnalysis(
+        platform, community, question_id, counts, len(order), _bank_option(order, correct_slot)
+    )
+
+
+def add_post_analysis(connection: Connection, post: PostAnalysis) -> None:
+    """Add a post's counts to its question's row and judge the row again."""
+    statements = _statements(connection.dialect.name)
+    layout = {"options": post.options, "answer": post.answer}
+    key = {"platform": post.platform, "community": post.community, "question_id": post.question_id}
+    added = connection.execute(
+        statements.add, {**key, **post.counts, **layout, "severity": 0, "flags": ""}
     )
     total = added.one()
-    grade, flags = judged(total, layout["options"], layout["answer"])
-    await connection.execute(
+    grade, flags = judged(total, post.options, post.answer)
+    connection.execute(
         statements.judge,
         {
-            "key_platform": platform,
-            "key_community": community,
-            "key_question": question_id,
+            "key_platform": post.platform,
+            "key_community": post.community,
+            "key_question": post.question_id,
             "new_severity": grade,
             "new_flags": flags,
         },
@@ -164,7 +191,9 @@ def _statements(dialect: str) -> _Statements:
             scores.community == bindparam("community"),
             scores.user_id.in_(answerers),
         ),
-        order=select(Post.option_order, Post.correct_slot).where(Post.id == bindparam("post_id")),
+        order=select(Post.question_id, Post.option_order, Post.correct_slot).where(
+            Post.id == bindparam("post_id")
+        ),
         add=_add_statement(dialect),
         judge=update(QuestionAnalysis)
         .where(
@@ -194,11 +223,21 @@ def _add_statement(dialect: str) -> Any:
 # -- replayed from the answers -------------------------------------------------------------
 
 
+# Closed posts a sliced close has not added to the analysis yet (its step 0):
+# left out here as in the table, and added by their close.
+_not_analysed = select(ClosingPost.post_id).where(ClosingPost.step == 0)
+
+
 def _replay(
-    connection: Connection, communities: Sequence[tuple[str, str]] | None
+    connection: Connection,
+    communities: Sequence[tuple[str, str]] | None,
+    *,
+    pending_left_out: bool = True,
 ) -> dict[AnalysisKey, list[Any]]:
     """Every row the answers say, for these (platform, community) pairs or all:
-    the closed posts in closing order, each ranked by the records before it."""
+    the closed posts in closing order, each ranked by the records before it
+    (without the posts a close has not analysed yet, unless there can be none:
+    migration 0014 runs before their table exists)."""
     query = (
         select(
             Post.id,
@@ -216,6 +255,8 @@ def _replay(
         .where(Post.closed_at.is_not(None))
         .order_by(Post.closed_at, Post.id)
     )
+    if pending_left_out:
+        query = query.where(Post.id.not_in(_not_analysed))
     if communities is not None:
         query = query.where(tuple_(Channel.platform, Channel.community).in_(list(communities)))
     records: dict[tuple[str, str, str], tuple[int, int]] = {}
@@ -283,7 +324,7 @@ def _write(connection: Connection, rows: dict[AnalysisKey, list[Any]]) -> None:
 def backfill_analysis(connection: Connection) -> None:
     """Replace every row with the replay (migration 0014, `quizmaster db rebuild`)."""
     connection.execute(delete(QuestionAnalysis))
-    _write(connection, _replay(connection, None))
+    _write(connection, _replay(connection, None, pending_left_out=False))
 
 
 def recount_communities(connection: Connection, communities: Sequence[tuple[str, str]]) -> None:

@@ -27,7 +27,7 @@ from sqlalchemy import (
     type_coerce,
 )
 from sqlalchemy.engine import Connection
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.storage.models import Answer, Channel, CommunityMemberQuestion, MemberDay, Post
 from bot.storage.sql import insert_for, text_param
@@ -66,13 +66,24 @@ def _counts(names: tuple[str, ...]) -> list[Any]:
 # -- kept at close ---------------------------------------------------------------------
 
 
+def answers_in_slice(bounded: bool) -> list[Any]:
+    """The closing post's answers by members after `:after` (and up to
+    `:upto` when bounded): one slice of a close (bot/storage/closing.py)."""
+    found = [_ANSWERS.post_id == bindparam("post_id"), _ANSWERS.user_id > bindparam("after")]
+    if bounded:
+        found.append(_ANSWERS.user_id <= bindparam("upto"))
+    return found
+
+
 @dataclass(frozen=True)
 class _CloseStatements:
     days: Any
     questions: Any
 
 
-def _upsert(dialect: str, model: Any, keys: tuple[str, ...], counts: tuple[str, ...]) -> Any:
+def _upsert(
+    dialect: str, model: Any, keys: tuple[str, ...], counts: tuple[str, ...], bounded: bool
+) -> Any:
     """INSERT … SELECT of the closing post's answers grouped by member (and
     day), each group added to the member's existing row; rows in key order, so
     two closers on PostgreSQL lock them in one order."""
@@ -86,7 +97,7 @@ def _upsert(dialect: str, model: Any, keys: tuple[str, ...], counts: tuple[str, 
     grouped = [group[key] for key in keys if key in ("user_id", "day")]
     answers = (
         select(*(group[key] for key in keys), *_counts(counts))
-        .where(_ANSWERS.post_id == bindparam("post_id"))
+        .where(*answers_in_slice(bounded))
         .group_by(*grouped)
         .order_by(*grouped)
     )
@@ -99,27 +110,38 @@ def _upsert(dialect: str, model: Any, keys: tuple[str, ...], counts: tuple[str, 
 
 
 @cache
-def _close_statements(dialect: str) -> _CloseStatements:
+def _close_statements(dialect: str, bounded: bool) -> _CloseStatements:
     return _CloseStatements(
-        days=_upsert(dialect, MemberDay, _DAY_KEYS, _DAY_COUNTS),
-        questions=_upsert(dialect, CommunityMemberQuestion, _QUESTION_KEYS, _QUESTION_COUNTS),
+        days=_upsert(dialect, MemberDay, _DAY_KEYS, _DAY_COUNTS, bounded),
+        questions=_upsert(
+            dialect, CommunityMemberQuestion, _QUESTION_KEYS, _QUESTION_COUNTS, bounded
+        ),
     )
 
 
-async def count_closed_post(
-    connection: AsyncConnection, post_id: int, platform: str, community: str, question_id: str
+def count_answers(
+    connection: Connection,
+    post_id: int,
+    platform: str,
+    community: str,
+    question_id: str,
+    after: str,
+    upto: str | None,
 ) -> None:
-    """Add a closed post's answers to its members' days and questions, in the
-    caller's (closing) transaction: two statements, whatever the answers."""
-    statements = _close_statements(connection.dialect.name)
+    """Add one slice of a closed post's answerers (after `after`, up to `upto`
+    or to the end) to their days and questions, in the caller's (closing)
+    transaction: two statements, whatever the answers."""
+    statements = _close_statements(connection.dialect.name, upto is not None)
     values = {
         "post_id": post_id,
         "platform": platform,
         "community": community,
         "question_id": question_id,
+        "after": after,
+        "upto": upto,
     }
-    await connection.execute(statements.days, values)
-    await connection.execute(statements.questions, values)
+    connection.execute(statements.days, values)
+    connection.execute(statements.questions, values)
 
 
 async def forget(session: AsyncSession, platform: str, user_id: str) -> None:

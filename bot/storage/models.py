@@ -541,6 +541,25 @@ class PostVotes(Base):
     option_4: Mapped[int] = mapped_column(Integer)
 
 
+class ClosingPost(Base):
+    """A closed post whose answers are still being added to the read models, a
+    slice of answerers at a time (bot/storage/closing.py). `step` says how far:
+    0 before the item analysis, 1 once it is in; `after_user` is the last
+    answerer whose rows are in ("" for none). The row goes in the transaction
+    that adds the last slice; one left by a crash is finished by the next process."""
+
+    __tablename__ = "closing_posts"
+
+    post_id: Mapped[int] = mapped_column(
+        ForeignKey("posts.id", ondelete="CASCADE"), primary_key=True
+    )
+    platform: Mapped[str] = mapped_column(String(16))
+    community: Mapped[str] = mapped_column(String(64))
+    closed_at: Mapped[datetime]
+    step: Mapped[int] = mapped_column(Integer, default=0)
+    after_user: Mapped[str] = mapped_column(String(64), default="")
+
+
 class MemberDay(Base):
     """A member's closed answers in a community on one UTC day: the member
     page's points over time, one row a day, never an answer."""

@@ -100,6 +100,17 @@ async def count_post_votes(session: AsyncSession, post_ids: Sequence[int]) -> No
             await session.execute(insert(PostVotes), rows)
 
 
+def count_post_votes_now(connection: Connection, post_ids: Sequence[int]) -> None:
+    """`count_post_votes` on a synchronous connection (the close's last slice)."""
+    for start in range(0, len(post_ids), 1_000):
+        chosen = post_ids[start : start + 1_000]
+        connection.execute(delete(PostVotes).where(PostVotes.post_id.in_(chosen)))
+        posts, counts = _vote_queries(chosen)
+        rows = _vote_rows(connection.execute(posts).all(), connection.execute(counts).all())
+        if rows:
+            connection.execute(insert(PostVotes), rows)
+
+
 def expected_post_votes(connection: Connection) -> dict[int, dict[str, Any]]:
     """Every closed post's `post_votes` row as its answers say, by post id:
     one pass over the answers, grouped by post and slot."""

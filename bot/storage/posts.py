@@ -1,22 +1,36 @@
 """Posted questions: their deadlines, delivery tries, closing and revealing.
 
-Closing a post happens in one place, `claim_close`."""
+Closing a post happens in one place: `start_close` claims it and
+`finish_close` counts its answers (bot/storage/closing.py)."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, or_, select, update
+from sqlalchemy import Connection, delete, or_, select, update
+from sqlalchemy.orm import Session
 
 from bot.domain.records import PostInfo, RevealClaim
-from bot.domain.rules import zone_or_utc
-from bot.storage import item_analysis, read_models
+from bot.storage import closing
 from bot.storage.base import PUBLISHED_OR_GIVEN_UP, UNPUBLISHED, Store, post_info, rowcount
-from bot.storage.db_thread import write_in_one_hop
+from bot.storage.db_thread import read_in_one_hop, write_in_one_hop
 from bot.storage.models import Channel, Post, Quiz
 from bot.storage.process import PROCESS
+
+
+def _next_step(
+    connection: Connection, post_id: int
+) -> tuple[closing.Closing, closing.Closing | None] | None:
+    """Where the post's close stands, and the unfinished earlier post of its
+    community to finish first (None if none); None if it is finished."""
+    current = closing.state(connection, post_id)
+    if current is None:
+        return None
+    return current, closing.earlier_in_community(connection, current) if current.step == 0 else None
 
 
 def _reveal_free(claimed_before: datetime) -> Any:
@@ -24,17 +38,26 @@ def _reveal_free(claimed_before: datetime) -> Any:
 
 
 class PostStore(Store):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # The closes being finished here, one at a time per community.
+        self._finishing: dict[tuple[str, str], asyncio.Lock] = {}
+
     async def post(self, post_id: int) -> PostInfo | None:
-        async with self._reads() as session:
-            row = (
-                await session.execute(
-                    select(Post, Channel, Quiz.expected_players, Quiz.teams)
-                    .join(Channel, Channel.id == Post.channel_id)
-                    .outerjoin(Quiz, Quiz.id == Post.quiz_id)
-                    .where(Post.id == post_id)
-                )
-            ).one_or_none()
-            return post_info(row[0], row[1], row[2], row[3]) if row else None
+        query = (
+            select(Post, Channel, Quiz.expected_players, Quiz.teams)
+            .join(Channel, Channel.id == Post.channel_id)
+            .outerjoin(Quiz, Quiz.id == Post.quiz_id)
+            .where(Post.id == post_id)
+        )
+
+        def read(connection: Connection) -> PostInfo | None:
+            # A synchronous session over the read connection: one hand-off.
+            with Session(connection) as session:
+                row = session.execute(query).one_or_none()
+                return post_info(row[0], row[1], row[2], row[3]) if row else None
+
+        return await read_in_one_hop(self._reader, read)
 
     async def open_posts(self, quiz_id: int) -> list[int]:
         async with self._reads() as session:
@@ -63,6 +86,9 @@ class PostStore(Store):
         async with self._reads() as session:
             return list((await session.execute(query)).scalars())
 
+    # The timer loop's reads below are one hand-off each (`_read_rows`): it
+    # makes them on every tick, and a fan-out wakes it with every post.
+
     async def next_deadline(self, handover: timedelta) -> datetime | None:
         """When the timer loop next has a post to close: this process's own at
         their deadline. With a `handover`, another process's posts are left out:
@@ -76,50 +102,47 @@ class PostStore(Store):
         )
         if handover:
             query = query.where(Post.owner == PROCESS)
-        async with self._reads() as session:
-            return (await session.execute(query)).scalar_one_or_none()
+        rows = await self._read_rows(query)
+        return rows[0][0] if rows else None
 
     async def due_posts(self, now: datetime, handover: timedelta) -> list[tuple[int, int | None]]:
         """(post, quiz) of open posts past their deadline (a post still being
         delivered has no deadline yet); another process's post only once it is
         `handover` late, so that its maker closes it unless it died."""
-        async with self._reads() as session:
-            rows = await session.execute(
-                select(Post.id, Post.quiz_id)
-                .where(
-                    Post.closed_at.is_(None),
-                    Post.closes_at <= now,
-                    PUBLISHED_OR_GIVEN_UP,
-                    or_(Post.owner == PROCESS, Post.closes_at <= now - handover),
-                )
-                .order_by(Post.closes_at)
+        rows = await self._read_rows(
+            select(Post.id, Post.quiz_id)
+            .where(
+                Post.closed_at.is_(None),
+                Post.closes_at <= now,
+                PUBLISHED_OR_GIVEN_UP,
+                or_(Post.owner == PROCESS, Post.closes_at <= now - handover),
             )
-            return [(post_id, quiz_id) for post_id, quiz_id in rows]
+            .order_by(Post.closes_at)
+        )
+        return [(post_id, quiz_id) for post_id, quiz_id in rows]
 
     async def next_publish_retry(self, platforms: Sequence[str]) -> datetime | None:
-        async with self._reads() as session:
-            found = await session.execute(
-                select(Post.publish_retry_at)
-                .join(Channel, Channel.id == Post.channel_id)
-                .where(UNPUBLISHED, Channel.platform.in_(platforms))
-                .order_by(Post.publish_retry_at)
-                .limit(1)
-            )
-            return found.scalar_one_or_none()
+        rows = await self._read_rows(
+            select(Post.publish_retry_at)
+            .join(Channel, Channel.id == Post.channel_id)
+            .where(UNPUBLISHED, Channel.platform.in_(platforms))
+            .order_by(Post.publish_retry_at)
+            .limit(1)
+        )
+        return rows[0][0] if rows else None
 
     async def due_publishes(
         self, now: datetime, platforms: Sequence[str]
     ) -> list[tuple[int, int | None]]:
         """(post, quiz) of posts not yet delivered whose next try (or whose
         sender's lease) is due."""
-        async with self._reads() as session:
-            rows = await session.execute(
-                select(Post.id, Post.quiz_id)
-                .join(Channel, Channel.id == Post.channel_id)
-                .where(UNPUBLISHED, Post.publish_retry_at <= now, Channel.platform.in_(platforms))
-                .order_by(Post.publish_retry_at)
-            )
-            return [(post_id, quiz_id) for post_id, quiz_id in rows]
+        rows = await self._read_rows(
+            select(Post.id, Post.quiz_id)
+            .join(Channel, Channel.id == Post.channel_id)
+            .where(UNPUBLISHED, Post.publish_retry_at <= now, Channel.platform.in_(platforms))
+            .order_by(Post.publish_retry_at)
+        )
+        return [(post_id, quiz_id) for post_id, quiz_id in rows]
 
     async def claim_publish(self, post_id: int, now: datetime, lease: datetime) -> int | None:
         """Take a due post for one delivery try; its attempt count, or None if
@@ -184,39 +207,67 @@ class PostStore(Store):
             )
 
     async def claim_close(self, post_id: int, now: datetime) -> bool:
-        """Mark the post closed; true only for the one caller that closed it."""
-        async with self._sessions.begin() as session:
-            closed = await session.execute(
-                update(Post)
-                .where(Post.id == post_id, Post.closed_at.is_(None))
-                .values(closed_at=now)
-                .returning(Post.channel_id, Post.kind, Post.question_id, Post.posted_at)
+        """Close the post and count its answers; true only for the one caller
+        that closed it."""
+        if not await self.start_close(post_id, now):
+            return False
+        await self.finish_close(post_id)
+        return True
+
+    async def start_close(self, post_id: int, now: datetime, *, reveal: bool = False) -> bool:
+        """Mark the post closed (one short transaction); true only for the one
+        caller that closed it, who then calls `finish_close`. With `reveal`
+        the same transaction claims its reveal for that caller."""
+        return await write_in_one_hop(
+            self._sessions, lambda session: closing.claim(session, post_id, now, reveal=reveal)
+        )
+
+    async def finish_close(self, post_id: int) -> None:
+        """Add a closed post's answers to the read models, a slice at a time,
+        each slice one hand-off to SQLite's write thread (bot/storage/closing.py).
+        Safe to call from any number of processes, and again after a crash.
+
+        A community's closes are finished one at a time in this process, each
+        after the community's earlier ones: a fan-out closing yesterday's
+        question in a thousand channels of one server would otherwise have
+        every closer racing to finish the same earliest post."""
+        found = await read_in_one_hop(self._reader, lambda c: closing.state(c, post_id))
+        if found is None:
+            return
+        community = (found.platform, found.community)
+        lock = self._finishing.setdefault(community, asyncio.Lock())
+        try:
+            async with lock:
+                while True:
+                    step = await read_in_one_hop(self._reader, lambda c: _next_step(c, post_id))
+                    if step is None:
+                        return
+                    current, earlier = step
+                    await self._finish_one(earlier if earlier is not None else current)
+        finally:
+            if not lock.locked() and self._finishing.get(community) is lock:
+                del self._finishing[community]
+
+    async def _finish_one(self, current: closing.Closing) -> None:
+        counts = None
+        if current.step == 0:
+            # Read outside the write lock; added with the first slice.
+            counts = await read_in_one_hop(
+                self._reader, lambda c: closing.analysis_counts(c, current)
             )
-            row = closed.first()
-            if row is None:
-                return False
-            # Its answers count, and a daily question's streaks end, in the
-            # same transaction as the close: once, by the one closer.
-            channel = await session.get_one(Channel, row.channel_id)
-            closing = read_models.ClosedPost(
-                id=post_id,
-                channel_id=row.channel_id,
-                platform=channel.platform,
-                community=channel.community,
-                question_id=row.question_id,
-                zone=zone_or_utc(channel.timezone),
-                posted_at=row.posted_at,
-                closed_at=now,
-            )
-            # The analysis ranks answerers by their record before this post,
-            # so it goes before the post reaches community_scores.
-            await item_analysis.count_closed_post(
-                session, post_id, channel.platform, channel.community, row.question_id
-            )
-            await read_models.score_closed_post(session, closing)
-            if row.kind == "daily":
-                await read_models.close_daily(session, post_id, row.channel_id)
-            return True
+
+        def next_slice(session: Session) -> bool:
+            if current.step == 0:
+                closing.add_analysis(session, current, counts)
+            return closing.score_slice(session, current.post_id)
+
+        while not await write_in_one_hop(self._sessions, next_slice):
+            current = replace(current, step=1)
+
+    async def unfinished_closes(self, closed_before: datetime) -> list[int]:
+        """Closed posts whose answers a crash left half counted (or that
+        another process is still counting), closed before `closed_before`."""
+        return await read_in_one_hop(self._reader, lambda c: closing.unfinished(c, closed_before))
 
     async def unrevealed_posts(
         self, closed_since: datetime, claimed_before: datetime, others_closed_before: datetime
@@ -225,38 +276,39 @@ class PostStore(Store):
         yet, and that nobody is revealing (no claim, or one older than `claimed_before`);
         another process's only if closed before `others_closed_before` (its
         closer reveals it at once unless it died)."""
-        async with self._reads() as session:
-            rows = await session.execute(
-                select(Post.id)
-                .where(
-                    Post.revealed_at.is_(None),
-                    Post.closed_at >= closed_since,
-                    Post.message_id.is_not(None),
-                    _reveal_free(claimed_before),
-                    or_(Post.owner == PROCESS, Post.closed_at < others_closed_before),
-                )
-                .order_by(Post.closed_at)
+        rows = await self._read_rows(
+            select(Post.id)
+            .where(
+                Post.revealed_at.is_(None),
+                Post.closed_at >= closed_since,
+                Post.message_id.is_not(None),
+                _reveal_free(claimed_before),
+                or_(Post.owner == PROCESS, Post.closed_at < others_closed_before),
             )
-            return list(rows.scalars())
+            .order_by(Post.closed_at)
+        )
+        return [post_id for (post_id,) in rows]
 
     async def claim_reveal(
         self, post_id: int, now: datetime, claimed_before: datetime
     ) -> RevealClaim | None:
         """Become the one caller that edits the post's message to show the answer;
         None if it is revealed or someone else holds the reveal."""
-        async with self._sessions.begin() as session:
+
+        def claim(session: Session) -> RevealClaim | None:
             # Locked first, so what an earlier claim left is read by its taker only.
-            earlier = (
-                await session.execute(
-                    select(Post.reveal_claimed_at).where(Post.id == post_id).with_for_update()
-                )
+            earlier = session.execute(
+                select(Post.reveal_claimed_at).where(Post.id == post_id).with_for_update()
             ).scalar_one_or_none()
-            result = await session.execute(
+            result = session.execute(
                 update(Post)
                 .where(Post.id == post_id, Post.revealed_at.is_(None), _reveal_free(claimed_before))
                 .values(reveal_claimed_at=now)
             )
             return RevealClaim(again=earlier is not None) if rowcount(result) else None
+
+        # One hand-off each: every channel of a fan-out reveals yesterday's question.
+        return await write_in_one_hop(self._sessions, claim)
 
     async def release_reveal(self, post_id: int, free_since: datetime) -> None:
         """The reveal failed for now: let the next timer tick try again. The claim
@@ -270,9 +322,9 @@ class PostStore(Store):
             )
 
     async def mark_revealed(self, post_id: int, now: datetime) -> None:
-        async with self._sessions.begin() as session:
-            await session.execute(
-                update(Post)
-                .where(Post.id == post_id, Post.revealed_at.is_(None))
-                .values(revealed_at=now)
-            )
+        mark = (
+            update(Post)
+            .where(Post.id == post_id, Post.revealed_at.is_(None))
+            .values(revealed_at=now)
+        )
+        await write_in_one_hop(self._sessions, lambda session: session.execute(mark))

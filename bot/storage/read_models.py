@@ -26,8 +26,8 @@ from sqlalchemy import (
     literal_column,
     null,
     select,
-    update,
 )
+from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from bot.domain.rules import Period, period_key
@@ -40,7 +40,6 @@ from bot.storage.models import (
     DailyStreak,
     MemberQuestion,
 )
-from bot.storage.post_votes import count_post_votes
 from bot.storage.prepared import Prepared
 from bot.storage.sql import insert_for, text_param
 
@@ -216,10 +215,11 @@ class ClosedPost:
     closed_at: datetime
 
 
-async def score_closed_post(session: AsyncSession, post: ClosedPost) -> None:
-    """Count a closed post's answers on every score board, in the members'
-    per-question counts and in the member page's days, in the caller's
-    (closing) transaction.
+def score_answers(connection: Connection, post: ClosedPost, after: str, upto: str | None) -> None:
+    """Count one slice of a closed post's answers (its answerers after `after`
+    up to `upto`, or all the rest when None) on every score board, in the
+    members' per-question counts and in the member page's days, in the
+    caller's transaction (bot/storage/closing.py).
 
     Answers count when their question closes, not when they are clicked: the
     click path then stores the answer alone, and nobody can read from their
@@ -227,8 +227,7 @@ async def score_closed_post(session: AsyncSession, post: ClosedPost) -> None:
     has one answer per post, so each board gets one step per member, added by
     the database from the answers table in one statement per board (and per
     week or month the answers fall in, in the channel's zone)."""
-    connection = await session.connection()
-    statements = _close_statements(connection.dialect.name)
+    statements = _close_statements(connection.dialect.name, upto is not None)
     for start, end, week, month in period_segments(post.zone, post.posted_at, post.closed_at):
         values = {
             "post_id": post.id,
@@ -239,14 +238,15 @@ async def score_closed_post(session: AsyncSession, post: ClosedPost) -> None:
             "month": month,
             "start": start,
             "end": end,
+            "after": after,
+            "upto": upto,
         }
-        await connection.execute(statements.channel_scores, values)
-        await connection.execute(statements.community_scores, values)
-        await connection.execute(statements.member_questions, values)
-    await member_activity.count_closed_post(
-        connection, post.id, post.platform, post.community, post.question_id
+        connection.execute(statements.channel_scores, values)
+        connection.execute(statements.community_scores, values)
+        connection.execute(statements.member_questions, values)
+    member_activity.count_answers(
+        connection, post.id, post.platform, post.community, post.question_id, after, upto
     )
-    await count_post_votes(session, [post.id])
 
 
 # Bounds of the first and last segment: no answer is older or newer.
@@ -332,21 +332,6 @@ def _rounds(rows: dict[Any, list[Step]]) -> list[list[tuple[Any, Step]]]:
     return rounds
 
 
-async def close_daily(session: AsyncSession, post_id: int, channel_id: int) -> None:
-    """A daily question closed: everyone in the channel who did not answer it
-    loses their current streak (those who answered were counted already)."""
-    answered = select(Answer.user_id).where(Answer.post_id == post_id)
-    await session.execute(
-        update(DailyStreak)
-        .where(
-            DailyStreak.channel_id == channel_id,
-            DailyStreak.current > 0,
-            DailyStreak.user_id.not_in(answered),
-        )
-        .values(current=0)
-    )
-
-
 async def forget(session: AsyncSession, platform: str, user_id: str) -> None:
     """Remove a member's rows on one platform from every read model."""
     on_platform = select(Channel.id).where(Channel.platform == platform)
@@ -397,19 +382,21 @@ class _CloseStatements:
 
 
 @cache
-def _close_statements(dialect: str) -> _CloseStatements:
-    """The closing upserts, built once per backend."""
+def _close_statements(dialect: str, bounded: bool) -> _CloseStatements:
+    """The closing upserts, built once per backend: for a slice of answerers
+    with an upper bound, or for the last slice."""
     return _CloseStatements(
         channel_scores=_scores_from_answers(
-            dialect, ChannelScore, ["channel_id", "user_id"], [_ANSWERS.channel_id]
+            dialect, ChannelScore, ["channel_id", "user_id"], [_ANSWERS.channel_id], bounded
         ),
         community_scores=_scores_from_answers(
             dialect,
             CommunityScore,
             ["platform", "community", "user_id"],
             [text_param("platform", 16), text_param("community", 64)],
+            bounded,
         ),
-        member_questions=_counts_from_answers(dialect),
+        member_questions=_counts_from_answers(dialect, bounded),
     )
 
 
@@ -424,14 +411,14 @@ def _streak_statement(dialect: Dialect) -> Prepared:
     return _STREAKS[dialect.name]
 
 
-def _post_answers(*columns: Any) -> Any:
-    """The closing post's answers in one week-and-month segment, in key order
-    (so concurrent writers on PostgreSQL lock rows in one order)."""
+def _post_answers(bounded: bool, *columns: Any) -> Any:
+    """One slice of the closing post's answers in one week-and-month segment,
+    in key order (so concurrent writers on PostgreSQL lock rows in one order)."""
     answered_at = Answer.__table__.c.answered_at
     return (
         select(*columns)
         .where(
-            _ANSWERS.post_id == bindparam("post_id"),
+            *member_activity.answers_in_slice(bounded),
             answered_at >= bindparam("start", type_=answered_at.type),
             answered_at < bindparam("end", type_=answered_at.type),
         )
@@ -439,7 +426,9 @@ def _post_answers(*columns: Any) -> Any:
     )
 
 
-def _scores_from_answers(dialect: str, model: Any, keys: list[str], key_values: list[Any]) -> Any:
+def _scores_from_answers(
+    dialect: str, model: Any, keys: list[str], key_values: list[Any], bounded: bool
+) -> Any:
     """INSERT … SELECT of one step per member from the post's answers, added
     to each existing row by ScoreRow.add's rule."""
     correct = cast(_ANSWERS.correct, Integer)
@@ -464,7 +453,7 @@ def _scores_from_answers(dialect: str, model: Any, keys: list[str], key_values: 
     names = [*keys, "week", "month", "prev_week"]
     for prefix in ("", "week_", "month_", "prev_week_"):
         names += [f"{prefix}{n}" for n in ("points", "correct", "answered", "last_correct_at")]
-    stmt = insert_for(dialect, model).from_select(names, _post_answers(*values))
+    stmt = insert_for(dialect, model).from_select(names, _post_answers(bounded, *values))
     return stmt.on_conflict_do_update(index_elements=keys, set_=_merged(model, stmt.excluded))
 
 
@@ -524,9 +513,10 @@ def _later(old: Any, new: Any) -> Any:
     )
 
 
-def _counts_from_answers(dialect: str) -> Any:
+def _counts_from_answers(dialect: str, bounded: bool) -> Any:
     stmt = insert_for(dialect, MemberQuestion)
     answers = _post_answers(
+        bounded,
         text_param("platform", 16),
         _ANSWERS.user_id,
         text_param("question_id", 64),

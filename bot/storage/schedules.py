@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session
 
 from bot.domain.daily_pick import PastPost, adaptive_pick
 from bot.domain.records import DailyPost, ScheduleInfo
+from bot.storage import closing
 from bot.storage.base import Store, post_info, rowcount, schedule_info
 from bot.storage.db_thread import write_in_one_hop
 from bot.storage.models import Channel, DeckSeen, Post, PostVotes, Schedule
@@ -103,14 +104,13 @@ class ScheduleStore(Store):
             return [schedule_info(schedule, channel) for schedule, channel in rows]
 
     async def next_schedule_fire(self, platforms: Sequence[str]) -> datetime | None:
-        async with self._reads() as session:
-            found = await session.execute(
-                self._schedulable(platforms)
-                .with_only_columns(Schedule.next_fire)
-                .order_by(Schedule.next_fire)
-                .limit(1)
-            )
-            return found.scalar_one_or_none()
+        rows = await self._read_rows(
+            self._schedulable(platforms)
+            .with_only_columns(Schedule.next_fire)
+            .order_by(Schedule.next_fire)
+            .limit(1)
+        )
+        return rows[0][0] if rows else None
 
     async def claim_schedule(self, schedule_id: int, fired: datetime, next_fire: datetime) -> bool:
         """Move a due schedule on to its next fire time; true only for the one
@@ -145,8 +145,9 @@ class ScheduleStore(Store):
         is moved on first, in the same transaction, so a crash can never leave a
         slot claimed without its post; None if another caller claimed it first.
         `reading(question_id)`: seconds to read added to the drawn question's time.
-        The result also names the channel's older daily questions still open
-        (today's closes them), saving the sender another round trip."""
+        The same transaction closes the channel's older daily questions still
+        open, and claims their reveal for the caller: the result names them
+        (their answers are counted by the caller, `PostStore.finish_close`)."""
         insert_seen = (
             self._insert(DeckSeen)
             .values(channel_id=channel_id, question_id=bindparam("question_id"))
@@ -200,10 +201,13 @@ class ScheduleStore(Store):
                     Post.id < post.id,
                 )
             )
-            return DailyPost(
-                post_info(post, channel),
-                list(older.scalars()),
-            )
+            # Today's post closes them, here: one hand-off less per channel.
+            closed = [
+                older_id
+                for older_id in older.scalars().all()
+                if closing.claim(session, older_id, now, reveal=True)
+            ]
+            return DailyPost(post_info(post, channel), closed)
 
         return await write_in_one_hop(self._sessions, transaction)
 

@@ -97,9 +97,8 @@ class ScoreStore(Store):
         return [(user, (current, best)) for user, current, best in rows]
 
     async def streak_leaders(self, channel_id: int, limit: int) -> list[tuple[str, int]]:
-        async with self._reads() as session:
-            rows = await session.execute(boards.streak_leaders(channel_id, limit))
-            return [(user, current) for user, current in rows]
+        rows = await self._read_rows(boards.streak_leaders(channel_id, limit))
+        return [(user, current) for user, current in rows]
 
     async def member_streaks(
         self, platform: str, user_id: str, community: str | None = None
