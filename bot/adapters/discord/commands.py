@@ -25,6 +25,7 @@ from bot.domain.rules import (
 from bot.domain.spaced_repetition import MAX_REVIEW_COUNT, MIN_REVIEW_COUNT
 from bot.i18n import DEFAULT, speaking, supported
 from bot.quiz.bank import Catalog
+from bot.quiz.channels import SETTINGS
 from bot.quiz.questions import COMMUNITY_BANK
 from bot.quiz.texts.usage import COMMAND_DESCRIPTIONS, OPTION_DESCRIPTIONS, described
 
@@ -215,21 +216,10 @@ def quiz_group(run: Runner, catalog: Callable[[], Catalog]) -> app_commands.Grou
         setting=OPTIONS["setting"],
         value=OPTIONS["value"],
     )
-    async def set_(
-        interaction: discord.Interaction[Any],
-        setting: Literal[
-            "moderator-role",
-            "mentions",
-            "timezone",
-            "daily-window",
-            "grace",
-            "mode",
-            "reading-time",
-            "daily-pick",
-            "language",
-        ],
-        value: str,
-    ) -> None:
+    # The settings come from the feature that declares them, so a new one
+    # (as `language` was) needs no line here.
+    @app_commands.choices(setting=[app_commands.Choice(name=s, value=s) for s in SETTINGS])
+    async def set_(interaction: discord.Interaction[Any], setting: str, value: str) -> None:
         await run(interaction, "config", {"key": setting, "value": value})
 
     # Times, zones and day lists stay free text: the service parses and explains
