@@ -144,7 +144,7 @@ def plain_message(fake: TimedFakeDiscord) -> dict[str, Any]:
         ],
     }
     message = fake._message(BARE_CHANNEL, body)
-    fake.messages[message["id"]] = message
+    fake.keep(message)
     fake.handed_out.add(message["id"])
     return {"message_id": message["id"], "custom_ids": ["bare:a"]}
 

@@ -273,6 +273,9 @@ class FakeDiscord:
         self.reject_token = False
         self.calls: list[Call] = []
         self.messages: dict[str, dict[str, Any]] = {}  # message id → current payload
+        # The same messages by channel, oldest first: a busy run reads a channel's
+        # messages per click, and walking every message made the fake its bottleneck.
+        self._in_channel: dict[str, list[dict[str, Any]]] = {}
         self.guilds: dict[str, Guild] = {}
         self.commands: dict[str, list[dict[str, Any]]] = {}  # "global" or guild id → commands
         # Each member's client language, sent with their interactions (default en-US).
@@ -415,9 +418,14 @@ class FakeDiscord:
         regex = re.compile(pattern)
         return [c for c in self.calls if c.method == method and regex.fullmatch(c.path)]
 
+    def keep(self, message: dict[str, Any]) -> None:
+        """Store a message the fake made, by id and in its channel's list."""
+        self.messages[message["id"]] = message
+        self._in_channel.setdefault(message["channel_id"], []).append(message)
+
     def posted(self, channel_id: str) -> list[dict[str, Any]]:
         """Messages created in the channel (their current state), oldest first."""
-        return [m for m in self.messages.values() if m["channel_id"] == channel_id]
+        return list(self._in_channel.get(channel_id, ()))
 
     def questions(self, channel_id: str) -> list[dict[str, Any]]:
         return [m for m in self.posted(channel_id) if buttons_of(m)]
@@ -747,7 +755,7 @@ class FakeDiscord:
         message = self._message(channel, body)
         if nonce is not None:
             message["nonce"] = nonce
-        self.messages[message["id"]] = message
+        self.keep(message)
         return _json(message)
 
     async def _open_dm(self, request: web.Request) -> web.Response:
