@@ -60,7 +60,6 @@ from tests.processes import bot_environment, free_port, start_run, wait_until_co
 
 MOD = "440000000000000001"
 PLAYERS = [f"4500000000000{n:05d}" for n in range(40)]
-SECONDS = 8  # each live question's time
 DAILY_TITLE = "· Question of the day"
 
 
@@ -219,7 +218,9 @@ def rate(times: list[float], start: float, end: float) -> float:
     return sum(start <= t < end for t in times) / max(end - start, 1e-9)
 
 
-def extra_wait_after(fake: FakeDiscord, channels: list[str], killed: datetime) -> float:
+def extra_wait_after(
+    fake: FakeDiscord, channels: list[str], killed: datetime, seconds: float
+) -> float:
     """Over the channels, the longest gap between two questions that ended
     after the kill, beyond the gaps usual before it (in seconds)."""
     before: list[float] = []
@@ -233,7 +234,7 @@ def extra_wait_after(fake: FakeDiscord, channels: list[str], killed: datetime) -
         for earlier, later in itertools.pairwise(stamps):
             gap = (later - earlier).total_seconds()
             (after if later > killed else before).append(gap)
-    usual = statistics.median(before) if before else float(SECONDS)
+    usual = statistics.median(before) if before else seconds
     return max(after, default=usual) - usual
 
 
@@ -304,7 +305,7 @@ async def bench(args: argparse.Namespace) -> None:
         for start in range(0, len(live), 50):
             tokens = [
                 await discord.slash(
-                    by_channel[c], c, MOD, "start", {"questions": 50, "seconds": SECONDS}
+                    by_channel[c], c, MOD, "start", {"questions": 50, "seconds": args.seconds}
                 )
                 for c in live[start : start + 50]
             ]
@@ -354,7 +355,9 @@ async def bench(args: argparse.Namespace) -> None:
                 c: g for c, g in clicks.channels.items() if (int(g) >> 22) % args.shards not in dead
             }
         wait_daily = max(0.0, (due - datetime.now(UTC)).total_seconds() + 10)
-        await clicks.run(time.monotonic() + max(args.after, wait_daily), args.concurrency)
+        # Long enough for every channel of the killed process to be taken over.
+        after = max(args.after, wait_daily, args.seconds + 20)
+        await clicks.run(time.monotonic() + after, args.concurrency)
         ended = time.monotonic()
         # Daily posts late behind the reveals still count: wait for them (60 s at most).
         with contextlib.suppress(AssertionError):
@@ -403,7 +406,7 @@ async def bench(args: argparse.Namespace) -> None:
         )
         lost = max(0, len(clicks.locked) - stored)
         print(f"acknowledged and lost   {lost}")
-        extra = extra_wait_after(discord, live, killed_at)
+        extra = extra_wait_after(discord, live, killed_at, args.seconds)
         print(f"longest extra wait      {extra:.1f} s (a channel's next question, after the kill)")
         print(f"reveals made twice      {doubled_reveals} (of {len(reveals)} reveals)")
         print(f"daily posts made twice  {doubled_daily} (of {made_daily} made, {len(daily)} due)")
@@ -452,6 +455,9 @@ def main() -> None:
     parser.add_argument("--guilds", type=int, default=3000)
     parser.add_argument("--workspaces", type=int, default=50)
     parser.add_argument("--channels", type=int, default=1000, help="live quizzes on Discord")
+    parser.add_argument(
+        "--seconds", type=int, default=60, help="each live question's time"
+    )
     parser.add_argument("--daily", type=int, default=50, help="channels with a daily question")
     parser.add_argument("--concurrency", type=int, default=32, help="clicks in flight")
     parser.add_argument("--before", type=float, default=20.0)

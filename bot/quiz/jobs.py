@@ -1,7 +1,8 @@
 """Background work of the timer loop, one task per piece of work.
 
 Each due close, reveal, delivery or schedule runs in its own task, so a call
-that hangs in one channel never holds up another channel's timers. A key names
+that hangs in one channel never holds up another channel's timers. It runs in the
+database's background lane (bot/storage/lanes.py). A key names
 the work (a quiz, a post, a schedule): while its task runs, asking for the same
 key again returns that task instead of starting the work twice.
 """
@@ -13,6 +14,8 @@ import contextlib
 import logging
 from collections.abc import Callable, Coroutine, Hashable
 from typing import Any
+
+from bot.storage.lanes import in_background
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +57,9 @@ class Jobs:
     @staticmethod
     async def _run(key: Hashable, work: Work) -> None:
         try:
-            await work()
+            # Timer work takes database connections behind members' clicks.
+            with in_background():
+                await work()
         except Exception:
             log.exception("timed work %s failed; it is tried again on a later tick", key)
 

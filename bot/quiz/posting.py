@@ -27,6 +27,7 @@ from bot.quiz.delivery import (
 )
 from bot.quiz.scores import Scores
 from bot.quiz.study import Study
+from bot.storage.lanes import in_background
 
 log = logging.getLogger(__name__)
 
@@ -225,9 +226,11 @@ class Posting:
         await self.reveal(post, claimed=True)
 
     async def count_answers(self, post_id: int) -> None:
-        """After a close: its answers onto the boards, then into the cards."""
-        await self.finish_close(post_id)
-        await self.study.apply_post(post_id)
+        """After a close: its answers onto the boards, then into the cards, in the
+        database's background lane (behind members' clicks, wherever it runs)."""
+        with in_background():
+            await self.finish_close(post_id)
+            await self.study.apply_post(post_id)
 
     async def finish_close(self, post_id: int) -> None:
         """Count a closed post's answers on the boards (once, whoever else is

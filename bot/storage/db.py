@@ -24,6 +24,7 @@ from sqlalchemy.pool import PoolResetState
 
 from bot.storage import item_analysis, member_activity, recount
 from bot.storage.db_thread import begin_sqlite
+from bot.storage.lanes import lane_pool
 from bot.storage.models import Base, ClosingPost
 from bot.storage.post_votes import backfill_post_votes
 
@@ -37,6 +38,9 @@ _MIGRATION_LOCK_KEY = 7_141_592
 # (each is a thread in aiosqlite). More are opened for a burst and closed after.
 SQLITE_READERS = 4
 SQLITE_READER_BURST = 4
+# Connections timer work may hold at once on PostgreSQL (of 10 + 20): the rest
+# stay free for members' clicks and commands (bot/storage/lanes.py).
+POSTGRES_BACKGROUND = 8
 
 
 @dataclass(frozen=True)
@@ -90,6 +94,7 @@ def create_engine(url: str, *, echo: bool = False, search_path: str | None = Non
             echo=echo,
             pool_size=10,
             max_overflow=20,
+            poolclass=lane_pool(POSTGRES_BACKGROUND),
             # No ping before each checkout: it is a round trip on every
             # transaction (a quarter of the answer path's time). A connection
             # the server dropped fails its transaction, SQLAlchemy renews the
@@ -119,6 +124,7 @@ def create_engine(url: str, *, echo: bool = False, search_path: str | None = Non
         echo=echo,
         pool_size=1,
         max_overflow=0,
+        poolclass=lane_pool(1),
         pool_timeout=120,
         # The pool's ROLLBACK on return is a hand-off to the connection's
         # thread after every write, though the write has committed: the
@@ -160,6 +166,7 @@ def _sqlite_reader(url: str, *, echo: bool) -> AsyncEngine:
         echo=echo,
         pool_size=SQLITE_READERS,
         max_overflow=SQLITE_READER_BURST,
+        poolclass=lane_pool(SQLITE_READERS - 1),
         pool_timeout=120,
         # Every read ends its own transaction (SQLAlchemy's connection on close,
         # a one-hop read in its thread): the pool's extra ROLLBACK on return
