@@ -455,9 +455,7 @@ def main() -> None:
     parser.add_argument("--guilds", type=int, default=3000)
     parser.add_argument("--workspaces", type=int, default=50)
     parser.add_argument("--channels", type=int, default=1000, help="live quizzes on Discord")
-    parser.add_argument(
-        "--seconds", type=int, default=60, help="each live question's time"
-    )
+    parser.add_argument("--seconds", type=int, default=60, help="each live question's time")
     parser.add_argument("--daily", type=int, default=50, help="channels with a daily question")
     parser.add_argument("--concurrency", type=int, default=32, help="clicks in flight")
     parser.add_argument("--before", type=float, default=20.0)
