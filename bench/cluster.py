@@ -222,7 +222,7 @@ def extra_wait_after(
     fake: FakeDiscord, channels: list[str], killed: datetime, seconds: float
 ) -> float:
     """Over the channels, the longest gap between two questions that ended
-    after the kill, beyond the gaps usual before it (in seconds)."""
+    after the kill, beyond the question's time (or the usual gap, if longer), in seconds."""
     before: list[float] = []
     after: list[float] = []
     for channel in channels:
@@ -234,8 +234,34 @@ def extra_wait_after(
         for earlier, later in itertools.pairwise(stamps):
             gap = (later - earlier).total_seconds()
             (after if later > killed else before).append(gap)
-    usual = statistics.median(before) if before else seconds
+    # Beyond the question's own time: a question all its players answered
+    # closes at once, so the usual gap can be far shorter.
+    usual = max(statistics.median(before), seconds) if before else seconds
     return max(after, default=usual) - usual
+
+
+def longest_waits(
+    fake: FakeDiscord, channels: list[str], killed: datetime, count: int = 5
+) -> list[str]:
+    """The channels with the longest gaps that ended after the kill: when each
+    of their questions was posted, from the kill (for --verbose)."""
+    found: list[tuple[float, str, list[float]]] = []
+    for channel in channels:
+        stamps = [
+            (datetime.fromisoformat(m["timestamp"]) - killed).total_seconds()
+            for m in fake.questions(channel)
+            if DAILY_TITLE not in text_of(m)
+        ]
+        gaps = [later - earlier for earlier, later in itertools.pairwise(stamps) if later > 0]
+        if gaps:
+            found.append((max(gaps), channel, stamps))
+    found.sort(reverse=True)
+    return [
+        f"  {gap:.1f} s in {channel}: questions at "
+        + ", ".join(f"{at:+.1f}" for at in stamps[-6:])
+        + " s from the kill"
+        for gap, channel, stamps in found[:count]
+    ]
 
 
 async def bench(args: argparse.Namespace) -> None:
@@ -302,7 +328,13 @@ async def bench(args: argparse.Namespace) -> None:
         # Live quizzes, and daily questions due after the kill in some channels.
         live = [channel_of(g) for g in guilds[: args.channels]]
         by_channel = {channel_of(g): g for g in guilds}
-        for start in range(0, len(live), 50):
+        # Started over one question's time, as channels of a real bot are, so
+        # their questions come due at a steady rate rather than all at once.
+        began, batches = time.monotonic(), max(1, (len(live) + 49) // 50)
+        for number, start in enumerate(range(0, len(live), 50)):
+            await asyncio.sleep(
+                max(0.0, began + number * args.seconds / batches - time.monotonic())
+            )
             tokens = [
                 await discord.slash(
                     by_channel[c], c, MOD, "start", {"questions": 50, "seconds": args.seconds}
@@ -408,6 +440,8 @@ async def bench(args: argparse.Namespace) -> None:
         print(f"acknowledged and lost   {lost}")
         extra = extra_wait_after(discord, live, killed_at, args.seconds)
         print(f"longest extra wait      {extra:.1f} s (a channel's next question, after the kill)")
+        if args.verbose:
+            print("\n".join(longest_waits(discord, live, killed_at)))
         print(f"reveals made twice      {doubled_reveals} (of {len(reveals)} reveals)")
         print(f"daily posts made twice  {doubled_daily} (of {made_daily} made, {len(daily)} due)")
         print(f"clicks/s before kill    {rate(clicks.acked, started, killed):.0f}")
@@ -460,7 +494,9 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=32, help="clicks in flight")
     parser.add_argument("--before", type=float, default=20.0)
     parser.add_argument("--after", type=float, default=30.0)
-    parser.add_argument("--verbose", action="store_true", help="when each doubled reveal came")
+    parser.add_argument(
+        "--verbose", action="store_true", help="when each doubled reveal came, the longest waits"
+    )
     args = parser.parse_args()
     if not args.postgres:
         parser.error("set QUIZ_TEST_POSTGRES_URL or pass --postgres URL")

@@ -14,6 +14,7 @@ from bot.quiz.bank import load_banks
 from bot.quiz.service import QuizService
 from bot.storage.checkpoints import Checkpoints
 from bot.storage.db import Database, open_database, ping, upgrade
+from bot.storage.liveness import Liveness
 from bot.storage.repository import Repository
 from bot.web.links import DashboardLinks
 from bot.web.tokens import Signer
@@ -31,6 +32,7 @@ class Runtime:
     links: DashboardLinks | None = None  # None: the dashboard is off (no QUIZ_WEB_SECRET)
     _timers: asyncio.Task[None] | None = field(default=None, repr=False)
     _checkpoints: Checkpoints | None = field(default=None, repr=False)
+    _liveness: Liveness = field(default_factory=Liveness, repr=False)
 
     @classmethod
     def build(cls, settings: Settings, clock: Clock | None = None) -> Runtime:
@@ -51,6 +53,8 @@ class Runtime:
             # WAL checkpoints in a task of their own, never inside a commit.
             self._checkpoints = Checkpoints(path)
             await self._checkpoints.start(self.database.writer)
+        # On PostgreSQL the others know at once when this process dies.
+        await self._liveness.start(self.database.writer)
         if not self.service.catalog.banks:
             log.warning("no question banks loaded from %s", self.settings.questions_dir)
         # Deadlines live in the database: the timer loop closes anything overdue
@@ -74,6 +78,7 @@ class Runtime:
         await self.service.drain()
         if self._checkpoints is not None:
             await self._checkpoints.stop()
+        await self._liveness.stop()
         await self.database.dispose()
 
     def start_line(self) -> str:

@@ -19,7 +19,7 @@ from bot.storage import closing
 from bot.storage.base import PUBLISHED_OR_GIVEN_UP, UNPUBLISHED, Store, post_info, rowcount
 from bot.storage.db_thread import read_in_one_hop, write_in_one_hop
 from bot.storage.models import Channel, Post, Quiz
-from bot.storage.process import PROCESS
+from bot.storage.process import PROCESS, owner_gone
 
 
 def _next_step(
@@ -139,19 +139,25 @@ class PostStore(Store):
         rows = await self._read_rows(
             select(Post.id, Post.quiz_id)
             .join(Channel, Channel.id == Post.channel_id)
-            .where(UNPUBLISHED, Post.publish_retry_at <= now, Channel.platform.in_(platforms))
+            .where(UNPUBLISHED, self._sendable(now), Channel.platform.in_(platforms))
             .order_by(Post.publish_retry_at)
         )
         return [(post_id, quiz_id) for post_id, quiz_id in rows]
 
+    def _sendable(self, now: datetime) -> Any:
+        """A post not yet delivered may be tried now: its next try is due (or
+        its sender's lease ran out), or its sender's process is gone."""
+        return or_(Post.publish_retry_at <= now, owner_gone(Post.owner, self._dialect))
+
     async def claim_publish(self, post_id: int, now: datetime, lease: datetime) -> int | None:
         """Take a due post for one delivery try; its attempt count, or None if
-        someone else holds it, it was delivered, or it was given up."""
+        someone else holds it, it was delivered, or it was given up. The taker
+        owns the post from then on (it closes what it sent)."""
         async with self._sessions.begin() as session:
             result = await session.execute(
                 update(Post)
-                .where(Post.id == post_id, UNPUBLISHED, Post.publish_retry_at <= now)
-                .values(publish_retry_at=lease)
+                .where(Post.id == post_id, UNPUBLISHED, self._sendable(now))
+                .values(publish_retry_at=lease, owner=PROCESS)
                 .returning(Post.publish_attempts)
             )
             attempts = result.scalar_one_or_none()
