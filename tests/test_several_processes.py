@@ -206,3 +206,56 @@ async def test_three_processes_share_the_shards_and_a_killed_ones_quiz_goes_on(
             if process.returncode is None:
                 err = await stop(process)
                 assert "Traceback" not in err, (shard, err[-2000:])
+
+
+async def test_a_question_whose_sender_was_killed_mid_send_is_posted_by_another_within_15_s(
+    fake: FakeDiscord, tmp_path: Path, cluster_database: str
+) -> None:
+    """The sender holds a post for a minute (so a slow one is not doubled); one
+    that was killed while Discord had not yet taken the message used to leave
+    its channel waiting out that minute. Its liveness lock goes with it, so
+    the other process sends the question at its next tick."""
+    guild = guild_on(1, 2)  # its events, and its quiz's posts, belong to the process of shard 1
+    channel = add_guild(fake, guild)
+    add_guild(fake, guild_on(0, 2, 1))
+    processes: dict[int, asyncio.subprocess.Process] = {}
+    try:
+        for shard in range(2):
+            folder = tmp_path / f"p{shard}"
+            folder.mkdir()
+            port = free_port()
+            processes[shard] = await start_run(
+                folder,
+                environment(
+                    fake,
+                    folder,
+                    port,
+                    QUIZ_DATABASE_URL=cluster_database,
+                    QUIZ_DISCORD_SHARD_COUNT="2",
+                    QUIZ_DISCORD_SHARD_IDS=str(shard),
+                ),
+            )
+            await wait_until_connected(port, "discord", processes[shard], 60)
+        token = await fake.slash(guild, channel, MOD, "start", {"questions": 2, "seconds": 3})
+        await fake.reply(token)
+        [first] = await fake.wait_for(lambda: fake.questions(channel))
+        # The second question's send hangs at Discord; its sender is killed there.
+        sending = fake.stall("POST", rf"/channels/{channel}/messages")
+        await asyncio.wait_for(sending.entered.wait(), 20)
+        processes[1].send_signal(signal.SIGKILL)
+        await processes[1].wait()
+        killed_at = time.monotonic()
+
+        await fake.wait_for(lambda: len(fake.questions(channel)) >= 2, 30)
+        took = time.monotonic() - killed_at
+        assert took <= 15, f"the second question came {took:.1f} s after the kill"
+        await fake.wait_for(
+            lambda: [m for m in fake.posted(channel) if "final scores" in text_of(m)], 20
+        )
+        assert len(fake.questions(channel)) == 2  # sent once, closed and revealed once
+        assert len(closed_edits(fake, fake.questions(channel)[1]["id"])) == 1
+    finally:
+        for shard, process in processes.items():
+            if process.returncode is None:
+                err = await stop(process)
+                assert "Traceback" not in err, (shard, err[-2000:])

@@ -82,6 +82,18 @@ class Failure:
 
 
 @dataclass
+class Stall:
+    """Requests that hang until released, then get a 503 with nothing done (the
+    sender died while Discord had not carried the request out yet)."""
+
+    method: str
+    pattern: re.Pattern[str]
+    times: int
+    entered: asyncio.Event = field(default_factory=asyncio.Event)
+    released: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+@dataclass
 class Member:
     id: str
     name: str
@@ -283,6 +295,7 @@ class FakeDiscord:
         self.replies: dict[str, Reply] = {}  # interaction token → reply
         self.dm_channels: dict[str, str] = {}  # user id → their DM channel with the bot
         self.failures: list[Failure] = []
+        self.stalls: list[Stall] = []
         self.identifies: list[dict[str, Any]] = []
         # (shard id, loop time) of each identify, for the pace between them.
         self.identified_at: list[tuple[int, float]] = []
@@ -331,6 +344,8 @@ class FakeDiscord:
         self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
 
     async def close(self) -> None:
+        for stall in self.stalls:
+            stall.released.set()
         for session in list(self.sessions):
             await session.socket.close()
         if self._runner is not None:
@@ -381,6 +396,22 @@ class FakeDiscord:
         self.failures.append(
             Failure(method, re.compile(path), status, times, retry_after, after_work)
         )
+
+    def stall(self, method: str, path: str, *, times: int = 1) -> Stall:
+        """The next `times` requests matching `method` and the path regex hang
+        until the stall is released (or the fake closes)."""
+        made = Stall(method, re.compile(path), times)
+        self.stalls.append(made)
+        return made
+
+    async def _stalled(self, method: str, path: str) -> web.Response | None:
+        for stall in self.stalls:
+            if stall.times > 0 and stall.method == method and stall.pattern.fullmatch(path):
+                stall.times -= 1
+                stall.entered.set()
+                await stall.released.wait()
+                return _json({"message": "Service Unavailable", "code": 0}, status=503)
+        return None
 
     async def drop_gateway(self, shard: int | None = None) -> None:
         """Cut the websockets (of one shard, if given) as a network failure would
@@ -602,8 +633,10 @@ class FakeDiscord:
         if request.can_read_body:
             body = await self._read_body(request)
         request[BODY] = body
-        response = self._injected_failure(request.method, path, before=True) or await handler(
-            request
+        response = (
+            await self._stalled(request.method, path)
+            or self._injected_failure(request.method, path, before=True)
+            or await handler(request)
         )
         response = self._injected_failure(request.method, path, before=False) or response
         self.calls.append(Call(request.method, path, dict(request.query), body, response.status))
