@@ -26,12 +26,13 @@ from tests.conftest import CHANNEL, Host, restart
 def _sizes(engine: AsyncEngine) -> tuple[int, int]:
     """(answerers per slice on this backend, members: three slices' worth)."""
     size = SLICES[engine.dialect.name]
-    return size, 2 * size + 200
+    return size, 2 * size + size // 2
 
 
 def _failing_member(engine: AsyncEngine) -> str:
     """A member of the second slice (members sort as m0000, m0001, …)."""
-    return f"m{_sizes(engine)[0] + 200:04d}"
+    size = _sizes(engine)[0]
+    return f"m{size + size // 2:04d}"
 
 
 _SQLITE_TRIGGER = """

@@ -41,12 +41,15 @@ from bot.domain.rules import zone_or_utc
 from bot.storage import item_analysis, post_votes, read_models
 from bot.storage.models import Answer, Channel, ClosingPost, DailyStreak, Post
 
-# Answerers per slice: on the 2-core development machine a slice of 10,000
-# takes about a second of SQLite's writer, so 250 stay well under 50 ms. On
-# PostgreSQL a slice locks only its own members' rows, so it can be bigger:
-# fewer round trips (a 10,000-answer close took 20-30 s in slices of 250).
+# Answerers per slice. On SQLite a click in another channel waits for the
+# slice in progress: on the idle 2-core development machine a slice holds the
+# writer about 6 ms plus 20 us a member (250: 11-20 ms, 100: 7-14 ms), so 100
+# keep that wait near 10 ms for a whole close about 0.8 s longer (10,000
+# answers: 2.1 s). On PostgreSQL a slice locks only its own members' rows, so
+# it can be bigger: fewer round trips (a 10,000-answer close took 20-30 s in
+# slices of 250 on a busy machine).
 SLICE = 250
-SLICES = {"sqlite": SLICE, "postgresql": 4 * SLICE}
+SLICES = {"sqlite": 100, "postgresql": 4 * SLICE}
 
 _CLOSING = ClosingPost.__table__.c
 
