@@ -1,10 +1,10 @@
 """Background work of the timer loop, one task per piece of work.
 
 Each due close, reveal, delivery or schedule runs in its own task, so a call
-that hangs in one channel never holds up another channel's timers. It runs in the
-database's background lane (bot/storage/lanes.py). A key names
-the work (a quiz, a post, a schedule): while its task runs, asking for the same
-key again returns that task instead of starting the work twice.
+that hangs in one channel never holds up another channel's timers, and in the
+database's background lane (bot/storage/lanes.py), behind members' clicks. A
+key names the work (a quiz, a post, a schedule): while its task runs, asking
+for the same key again returns that task instead of starting the work twice.
 """
 
 from __future__ import annotations

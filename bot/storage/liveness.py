@@ -8,6 +8,9 @@ connection of its own, for its whole life. The server drops the lock the
 moment the process's connection closes, kill -9 included, so the other
 processes see at once that the posts it was sending are theirs to send
 (`owner_gone`), and take them over on their next tick instead of a minute later.
+If the lock's connection itself is lost (the database restarted), the lock is
+not taken again: the others may then send a post this process is still
+sending (Discord's nonce makes that harmless; on Slack it could show twice).
 """
 
 from __future__ import annotations
