@@ -58,6 +58,9 @@ async def clicks(fake: FakeSlack, order: dict[str, Any]) -> dict[str, Any]:
     replied_before = len(fake.ephemerals())
     bodies = []
     for number in range(order["first_member"], order["first_member"] + order["count"]):
+        # Members of the workspace, as Slack's users.info knows them (each one's
+        # first reply looks up their language once).
+        fake.add_user(member_id(number), f"Member {number}")
         payload = click_payload(
             values[number % len(values)],
             "A",
