@@ -16,13 +16,56 @@ sending (Discord's nonce makes that harmless; on Slack it could show twice).
 from __future__ import annotations
 
 import logging
+from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import Boolean, ColumnElement, Integer, String, and_, cast, false, func, select
+from sqlalchemy.dialects.postgresql import OID
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.sql import column, table
 
-from bot.storage.process import LIVENESS_CLASS, PROCESS
+from bot.storage.process import PROCESS
 
 log = logging.getLogger(__name__)
+
+
+# The advisory locks' first key: this program's (the second is the process's).
+LIVENESS_CLASS = 0x51554958
+
+
+def process_key(owner: Any) -> Any:
+    """The second key of `owner`'s liveness lock (an int4; PostgreSQL's lock
+    table shows it as an oid)."""
+    return func.hashtext(owner)
+
+
+def owner_gone(owner: Any, dialect: str) -> ColumnElement[bool]:
+    """Whether the process named `owner` is gone: on PostgreSQL it no longer
+    holds its liveness lock, which the server drops when the process dies,
+    kill -9 included. On SQLite a post's owner is never
+    taken for gone: one process serves a file, and a restart waits for leases."""
+    if dialect != "postgresql":
+        return false()
+    held = (
+        select(PG_LOCKS.c.objid)
+        .where(
+            PG_LOCKS.c.locktype == "advisory",
+            PG_LOCKS.c.classid == LIVENESS_CLASS,
+            PG_LOCKS.c.objsubid == 2,
+            PG_LOCKS.c.granted,
+        )
+        .scalar_subquery()
+    )
+    return and_(owner.is_not(None), owner != PROCESS, cast(process_key(owner), OID).not_in(held))
+
+
+PG_LOCKS = table(
+    "pg_locks",
+    column("locktype", String),
+    column("classid", OID),
+    column("objid", OID),
+    column("objsubid", Integer),
+    column("granted", Boolean),
+)
 
 
 class Liveness:
@@ -36,7 +79,7 @@ class Liveness:
         connection = await engine.connect()
         try:
             await connection.execute(
-                select(func.pg_advisory_lock(LIVENESS_CLASS, func.hashtext(PROCESS)))
+                select(func.pg_advisory_lock(LIVENESS_CLASS, process_key(PROCESS)))
             )
             await connection.commit()  # the lock is the session's: it outlives the transaction
         except BaseException:

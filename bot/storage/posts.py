@@ -18,8 +18,9 @@ from bot.domain.records import PostInfo, RevealClaim
 from bot.storage import closing
 from bot.storage.base import PUBLISHED_OR_GIVEN_UP, UNPUBLISHED, Store, post_info, rowcount
 from bot.storage.db_thread import read_in_one_hop, write_in_one_hop
+from bot.storage.liveness import owner_gone
 from bot.storage.models import Channel, Post, Quiz
-from bot.storage.process import PROCESS, owner_gone
+from bot.storage.process import PROCESS
 
 
 def _next_step(
