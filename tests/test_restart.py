@@ -6,14 +6,16 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from sqlalchemy import update
+from sqlalchemy import func, select, update
 
 from bot.chat import DeliveryError
 from bot.domain.records import QuizInfo
 from bot.quiz.buttons import parse_answer_custom_id
-from bot.quiz.delivery import HANDOVER
+from bot.quiz.delivery import HANDOVER, PUBLISH_LEASE
 from bot.storage.db import Database
+from bot.storage.liveness import LIVENESS_CLASS, process_key
 from bot.storage.models import Post
+from bot.storage.process import PROCESS
 from bot.storage.repository import Repository
 from tests.conftest import CHANNEL, Host, restart
 from tests.fakes.clock import FakeClock
@@ -188,3 +190,46 @@ def _post_id(sent: Sent) -> int:
     parsed = parse_answer_custom_id(sent.message.buttons[0].custom_id)
     assert parsed is not None
     return parsed[0]
+
+
+async def test_a_post_in_flight_is_taken_over_only_once_its_senders_lock_is_gone(
+    host: Host, repository: Repository, clock: FakeClock, database: Database
+) -> None:
+    """A post another process is still sending (no message yet, its lease a
+    minute off) is left to it while that process holds its liveness lock, and
+    is due at once, to be claimed once, when the lock is gone: the taker then
+    owns it. (A SQLite file has one process: there the lease decides.)"""
+    if not host.service.repository.shared:
+        pytest.skip("a SQLite file serves one process")
+    await host.start(questions=2, seconds=30)
+    quiz = await running_quiz(repository, clock)
+    [post_id] = await repository.posts.open_posts(quiz.id)
+    now = clock.now()
+    sender = "sender:1:abcdef"
+    async with database.writer.begin() as connection:
+        await connection.execute(
+            update(Post)
+            .where(Post.id == post_id)
+            .values(message_id=None, publish_retry_at=now + PUBLISH_LEASE, owner=sender)
+        )
+    alive = await database.writer.connect()  # the sender's own connection
+    try:
+        await alive.execute(select(func.pg_advisory_lock(LIVENESS_CLASS, process_key(sender))))
+        assert await repository.posts.due_publishes(now, [CHANNEL.platform]) == []
+        assert await repository.posts.claim_publish(post_id, now, now + PUBLISH_LEASE) is None
+    finally:
+        await alive.invalidate()  # its connection closes, as when its process is killed
+        await alive.close()
+
+    assert await repository.posts.due_publishes(now, [CHANNEL.platform]) == [(post_id, quiz.id)]
+    lease = now + PUBLISH_LEASE
+    claims = await asyncio.gather(
+        repository.posts.claim_publish(post_id, now, lease),
+        repository.posts.claim_publish(post_id, now, lease),
+    )
+    assert sum(claim is not None for claim in claims) == 1
+    async with database.writer.connect() as connection:
+        owner = await connection.scalar(select(Post.owner).where(Post.id == post_id))
+    assert owner == PROCESS
+    # Owned by a live process now (this one): nobody else finds it due.
+    assert await repository.posts.due_publishes(now, [CHANNEL.platform]) == []
