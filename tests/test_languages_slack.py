@@ -46,19 +46,58 @@ async def test_a_member_whose_slack_is_french_gets_french_private_replies(
     help_reply = await slack.command("help", user=FRENCH)
     assert help_reply.private
     assert help_reply.text.startswith("**Quizmaster** organise des quiz à choix multiples")
-    # users.info was asked for the locale, and once is enough (cached).
-    asked = [c for c in fake.calls_to("users.info") if c.params.get("user") == FRENCH]
-    assert len(asked) == 1
-    assert str(asked[0].params.get("include_locale")).lower() in ("1", "true")
+    # The workspace's roster was read once, with locales, when the question was
+    # posted; nobody was looked up alone.
+    [roster] = fake.calls_to("users.list")
+    assert str(roster.params.get("include_locale")).lower() in ("1", "true")
+    assert not [c for c in fake.calls_to("users.info") if c.params.get("user") == FRENCH]
+
+
+async def test_a_roster_of_many_pages_is_read_to_its_end_and_a_newcomer_is_looked_up_alone(
+    make_slack: MakeSlack, fake: FakeSlack
+) -> None:
+    for number in range(450):  # three pages of 200
+        fake.add_user(f"U0MANY{number:03d}", f"Member {number}", locale="de-DE")
+    slack = await make_slack()
+    await slack.command("start 1 60")
+    question = await slack.next_question()
+    last = "U0MANY449"  # on the third page
+    assert await slack.click(question, "A", last) == 200
+    [reply] = await fake.wait_for(lambda: fake.ephemerals(last), what="the reply")
+    assert reply.text.startswith("Eingeloggt: A.")
+    assert len(fake.calls_to("users.list")) == 3
+    assert not fake.calls_to("users.info")
+
+    fake.add_user(FRENCH, "Camille", locale="fr-FR")  # joined after the roster was read
+    assert await slack.click(question, "B", FRENCH) == 200
+    [reply] = await fake.wait_for(lambda: fake.ephemerals(FRENCH), what="the French reply")
+    assert reply.text.startswith("C'est noté : B.")
+    assert [c.params.get("user") for c in fake.calls_to("users.info")] == [FRENCH]
+    assert len(fake.calls_to("users.list")) == 3  # not read again within the hour
+
+
+async def test_a_failed_roster_read_leaves_each_member_looked_up_alone(
+    make_slack: MakeSlack, fake: FakeSlack
+) -> None:
+    fake.add_user(FRENCH, "Camille", locale="fr-FR")
+    fake.fail("users.list", "ratelimited")
+    slack = await make_slack()
+    await slack.command("start 1 60")
+    question = await slack.next_question()
+    assert await slack.click(question, "A", FRENCH) == 200
+    [reply] = await fake.wait_for(lambda: fake.ephemerals(FRENCH), what="the French reply")
+    assert reply.text.startswith("C'est noté : A.")
+    alone = [c.params.get("user") for c in fake.calls_to("users.info")]
+    assert alone.count(FRENCH) == 1
 
 
 async def test_a_german_workspace_posts_german_and_a_member_without_a_locale_reads_it(
     make_slack: MakeSlack, fake: FakeSlack
 ) -> None:
+    fake.locales[MEMBER] = ""  # Slack says nothing: the community's language
     slack = await make_slack()
     saved = await slack.command("config set language de")
     assert "`de` (Deutsch)" in saved.text
-    fake.locales[MEMBER] = ""  # Slack says nothing: the community's language
     await slack.command("start 1 60")
     question = await slack.next_question()
     assert "Frage 1/1" in question.text

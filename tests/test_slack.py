@@ -696,6 +696,7 @@ def test_the_manifest_declares_the_command_scopes_interactivity_and_socket_mode(
         "chat_postEphemeral": "chat:write",
         "views_open": None,  # needs only the trigger id of a command or click
         "users_info": "users:read",
+        "users_list": "users:read",
         "usergroups_list": "usergroups:read",
         "usergroups_users_list": "usergroups:read",
         "conversations_open": "im:write",

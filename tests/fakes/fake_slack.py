@@ -22,6 +22,7 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import html
 import itertools
 import json
@@ -304,6 +305,23 @@ class FakeSlack:
             "is_owner": owner,
             "profile": {"display_name": name, "real_name": name},
         }
+
+    def _users_page(self, params: dict[str, Any]) -> dict[str, Any]:
+        """users.list as Slack pages it: `limit` members from the opaque
+        `cursor` on, and the next cursor ("" on the last page)."""
+        limit = max(1, min(int(params.get("limit") or 100), 1000))
+        cursor = str(params.get("cursor") or "")
+        start = int(base64.b64decode(cursor).decode().removeprefix("user:")) if cursor else 0
+        ids = list(self.users)
+        locale = str(params.get("include_locale", "")).lower() in ("1", "true")
+        members = [self.users[user_id] for user_id in ids[start : start + limit]]
+        if locale:
+            members = [
+                {**user, "locale": self.locales.get(user["id"], "en-US")} for user in members
+            ]
+        after = start + limit
+        following = base64.b64encode(f"user:{after}".encode()).decode() if after < len(ids) else ""
+        return {"ok": True, "members": members, "response_metadata": {"next_cursor": following}}
 
     def add_group(self, group_id: str, handle: str, members: list[str]) -> None:
         self.groups[group_id] = {"id": group_id, "handle": handle, "users": list(members)}
@@ -602,6 +620,8 @@ class FakeSlack:
             if str(params.get("include_locale", "")).lower() in ("1", "true"):
                 user = {**user, "locale": self.locales.get(user_id, "en-US")}
             return {"ok": True, "user": user}
+        if method == "users.list":
+            return self._users_page(params)
         if method == "conversations.open":
             user = str(params.get("users", ""))
             if user not in self.users:

@@ -81,6 +81,8 @@ class SlackAdapter:
 
     async def send(self, target: Target, message: OutMessage) -> MessageRef:
         client = await self._client(target)
+        # Members answer what is posted: know their languages before they click.
+        self.directory.warm(target.community)
         # Paced per workspace and channel: each workspace's token has its own
         # limits (its 429s are waited out by that client's retry handler).
         await self.pacer.wait(f"{target.community}:{target.channel}")

@@ -1,7 +1,14 @@
-"""Who moderates on Slack, and members' display names, from the Web API with caches.
+"""Who moderates on Slack, and members' display names and languages, from the
+Web API with caches.
 
 The quiz service decides which commands need a moderator; this only answers
 "is this member one here?" for a channel's configured user group.
+
+A workspace's members are read in bulk (`users.list`, 200 a call) when the bot
+first posts or first meets an unknown member there, so a question answered by
+a thousand new members costs a few calls instead of a `users.info` each
+before each acknowledgement. A member the bulk read did not reach (joined
+since, or past its last page) is still looked up alone.
 """
 
 from __future__ import annotations
@@ -29,6 +36,11 @@ CACHE_SIZE = 10_000  # entries per cache, the most recently used kept
 # A member's language is looked up on the reply path: past this, the reply
 # comes in the community's language instead of waiting.
 LOCALE_WITHIN = 1.0
+# The bulk read: users.list is Tier 2 (about 20 calls a minute), so a read
+# stays under that and covers the members most likely to answer first.
+ROSTER_PAGE = 200
+ROSTER_PAGES = 15
+ROSTER_RETRY = 60.0  # after a failed read, members are looked up alone this long
 _GROUP_ID = re.compile(r"^S[A-Z0-9]{2,}$")
 
 
@@ -77,6 +89,53 @@ class SlackDirectory:
         self.locale_within = LOCALE_WITHIN
         self._groups = _Cache(GROUP_TTL, clock)
         self._handles = _Cache(GROUP_TTL, clock)
+        self._clock = clock
+        self._read_at: dict[str, float] = {}  # workspace -> when its roster was last read
+        self._reading: dict[str, asyncio.Task[None]] = {}
+
+    def warm(self, team: str) -> asyncio.Task[None] | None:
+        """Start reading the workspace's roster unless it was read within the
+        locale cache's lifetime; the read in flight, if any."""
+        reading = self._reading.get(team)
+        if reading is not None:
+            return reading
+        last = self._read_at.get(team)
+        if last is not None and self._clock() - last < LOCALE_TTL:
+            return None
+        self._read_at[team] = self._clock()
+        reading = asyncio.get_running_loop().create_task(self._read_roster(team))
+        self._reading[team] = reading
+        reading.add_done_callback(lambda _: self._reading.pop(team, None))
+        return reading
+
+    async def close(self) -> None:
+        """Stop the roster reads in flight (at shutdown)."""
+        reads = list(self._reading.values())
+        for reading in reads:
+            reading.cancel()
+        await asyncio.gather(*reads, return_exceptions=True)
+
+    async def _read_roster(self, team: str) -> None:
+        cursor = ""
+        try:
+            client = await self.workspaces.client(team)
+            for _ in range(ROSTER_PAGES):
+                response = await client.users_list(
+                    limit=ROSTER_PAGE, include_locale=True, cursor=cursor or None
+                )
+                for user in response.get("members") or []:
+                    user_id = str(user.get("id") or "")
+                    if not user_id or user.get("deleted"):
+                        continue
+                    self._users.put(f"{team}:{user_id}", user)
+                    self._locales.put(f"{team}:{user_id}", str(user.get("locale") or ""))
+                cursor = str((response.get("response_metadata") or {}).get("next_cursor") or "")
+                if not cursor:
+                    return
+        except Exception as error:  # a failed read costs only the saving
+            reason = error.response.get("error") if isinstance(error, SlackApiError) else error
+            log.warning("users.list in %s failed: %s; members are looked up alone", team, reason)
+            self._read_at[team] = self._clock() - LOCALE_TTL + ROSTER_RETRY
 
     async def is_moderator(self, team: str, user_id: str, group: str | None) -> bool:
         if user_id in self.moderators:
@@ -113,8 +172,16 @@ class SlackDirectory:
         cached = self._locales.get(key)
         if cached is not None:
             return str(cached) or None
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.locale_within
         try:
-            user = await asyncio.wait_for(self._user(team, user_id), self.locale_within)
+            reading = self.warm(team)
+            if reading is not None:
+                await asyncio.wait_for(asyncio.shield(reading), self.locale_within)
+                cached = self._locales.get(key)
+                if cached is not None:
+                    return str(cached) or None
+            user = await asyncio.wait_for(self._user(team, user_id), deadline - loop.time())
         except TimeoutError:
             log.info("users.info for %s is slow; replying in the community's language", user_id)
             return None

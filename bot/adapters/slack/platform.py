@@ -371,6 +371,7 @@ class SlackPlatform:
             await runner.cleanup()  # stops listening; waits for requests in flight
         # Socket Mode stays connected meanwhile, so the acks can still go out.
         await self._in_flight.wait(deadline)
+        await self.directory.close()
         socket, self._socket = self._socket, None
         if socket is not None:
             await socket.close_async()  # type: ignore[no-untyped-call]
