@@ -298,7 +298,12 @@ async def test_close_waits_for_clicks_in_flight_and_their_answers_are_stored(
     players = [f"U3P{n:02d}" for n in range(10)]
     async with _writes_held(slack):
         clicks = [asyncio.create_task(slack.click(question, "A", p)) for p in players]
-        await asyncio.sleep(0.5)
+        # Every click's request in the bot's hands (on a busy machine a fixed
+        # 0.5 s was not always enough for all ten to arrive).
+        for _ in range(200):
+            if len(slack.platform._in_flight) >= len(players):
+                break
+            await asyncio.sleep(0.05)
         closing = asyncio.create_task(slack.platform.close())
         await asyncio.sleep(0.3)
         assert not closing.done()  # it waits for the clicks it took
