@@ -10,6 +10,7 @@ from bot.domain.rules import Period, Window
 from bot.storage import boards, member_activity
 from bot.storage.base import Store
 from bot.storage.boards import rank_order
+from bot.storage.db_thread import read_in_one_hop
 from bot.storage.models import Answer, Post
 
 
@@ -79,11 +80,17 @@ class ScoreStore(Store):
 
     async def community_totals(self, platform: str, community: str, user_id: str) -> UserTotals:
         """The member's totals and per-question counts in one community only."""
-        found = await self._read_rows(boards.community_totals(platform, community, user_id))
-        points, correct, answered = (int(v) for v in found[0]) if found else (0, 0, 0)
-        questions = await self._read_rows(
-            member_activity.member_questions(platform, community, user_id)
+        totals = boards.community_totals(platform, community, user_id)
+        per_question = member_activity.member_questions(platform, community, user_id)
+        # Both reads in one hand-off (SQLite) or on one connection (PostgreSQL).
+        found, questions = await read_in_one_hop(
+            self._reader,
+            lambda connection: (
+                connection.execute(totals).all(),
+                connection.execute(per_question).all(),
+            ),
         )
+        points, correct, answered = (int(v) for v in found[0]) if found else (0, 0, 0)
         return UserTotals(
             answered=answered,
             correct=correct,
