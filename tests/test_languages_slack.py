@@ -146,3 +146,19 @@ async def test_a_pseudo_locale_run_on_slack_finds_no_reply_built_outside_the_cat
     seen += [label for call in calls for label in call.buttons()]
     found = {text: untranslated(text) for text in seen if untranslated(text)}
     assert not found, found
+
+
+async def test_a_hanging_roster_read_costs_a_click_only_its_language_and_stops_at_shutdown(
+    make_slack: MakeSlack, fake: FakeSlack
+) -> None:
+    fake.add_user(FRENCH, "Camille", locale="fr-FR")
+    fake.hang("users.list")
+    slack = await make_slack()
+    slack.platform.directory.locale_within = 0.3
+    await slack.command("start 1 60")
+    question = await slack.next_question()
+    assert await slack.click(question, "A", FRENCH) == 200
+    [reply] = await fake.wait_for(lambda: fake.ephemerals(FRENCH), what="the reply")
+    assert reply.text.startswith("Locked in A.")  # the community's language, in time
+    await asyncio.wait_for(slack.platform.close(), 10)  # the hanging read is cancelled
+    fake.release()

@@ -177,7 +177,7 @@ class SlackDirectory:
         try:
             reading = self.warm(team)
             if reading is not None:
-                await asyncio.wait_for(asyncio.shield(reading), self.locale_within)
+                await asyncio.wait_for(asyncio.shield(reading), deadline - loop.time())
                 cached = self._locales.get(key)
                 if cached is not None:
                     return str(cached) or None
