@@ -3,14 +3,17 @@
 Discord's shards are split over the processes (the fake Discord routes each
 server to its shard), Slack workspaces install the app through the OAuth flow,
 live quizzes run in many channels, members click as fast as `--concurrency`
-clicks in flight allow; after `--before` seconds one process is killed and the
-clicking goes on for `--after` seconds (to the servers whose shards are still
-connected). Daily questions come due after the kill in some channels.
+clicks in flight allow (or, with `--rate N`, at a steady N clicks a second);
+after `--before` seconds one process is killed and the clicking goes on for
+`--after` seconds (to the servers whose shards are still connected). Daily
+questions come due after the kill in some channels.
 
 Prints: shards connected, workspaces installed, clicks acknowledged and stored,
 the longest extra wait of any channel's next question after the kill, reveals
 and daily posts made twice, and clicks per second before and after the kill
-and over the whole run.
+and over the whole run; at a steady rate also how long a click waited for its
+reply and how late the questions due before the kill were revealed, which
+says whether the processes kept up with that rate.
 Run it with `--processes 1` for one process's rate on the same machine (it
 kills nothing then).
 
@@ -122,14 +125,17 @@ class Clicks:
         self.channels = channels  # channel → guild, of the shards still connected
         self.acked: list[float] = []  # when each "Locked in" came
         self.locked: set[tuple[str, str]] = set()  # (message, member) acknowledged
+        self.waits: list[tuple[float, float]] = []  # (sent, seconds to its reply), acked
         self.unanswered = 0
         self.undelivered = 0
+        self.idle = 0  # paced clicks that found no open question to press
+        self.shed = 0  # paced clicks not sent: the cap of clicks in flight was reached
 
-    async def one(self) -> None:
+    async def one(self, paced: bool = False) -> None:
         channel = random.choice(list(self.channels))
         questions = self.fake.questions(channel)
         if not questions:
-            await asyncio.sleep(0.05)
+            await self.nothing_to_press(paced)
             return
         question = questions[-1]
         # Answers only: a hint or a report opens other paths (a report a form,
@@ -140,9 +146,10 @@ class Clicks:
             if not b.get("disabled") and parse_answer_custom_id(str(b.get("custom_id")))
         ]
         if not live:
-            await asyncio.sleep(0.05)
+            await self.nothing_to_press(paced)
             return
         member = random.choice(PLAYERS)
+        sent = time.monotonic()
         try:
             token = await self.fake.click(
                 self.channels[channel], member, question["id"], random.choice(live)["custom_id"]
@@ -157,7 +164,14 @@ class Clicks:
             return
         if text_of(final).startswith("Locked in"):
             self.acked.append(time.monotonic())
+            self.waits.append((sent, self.acked[-1] - sent))
             self.locked.add((question["id"], member))
+
+    async def nothing_to_press(self, paced: bool) -> None:
+        if paced:
+            self.idle += 1  # a paced click is not retried: the rate stays the rate
+        else:
+            await asyncio.sleep(0.05)
 
     async def run(self, until: float, concurrency: int) -> None:
         async def worker() -> None:
@@ -165,6 +179,34 @@ class Clicks:
                 await self.one()
 
         await asyncio.gather(*(worker() for _ in range(concurrency)))
+
+    async def paced(self, until: float, per_second: float, cap: int) -> None:
+        """Clicks sent at a steady rate whatever the replies do (an open loop,
+        as members click), each its own task, at most `cap` in flight."""
+        in_flight: set[asyncio.Task[None]] = set()
+        step, owed, last = 0.01, 0.0, time.monotonic()
+        while (now := time.monotonic()) < until:
+            owed += (now - last) * per_second
+            last = now
+            while owed >= 1:
+                owed -= 1
+                if len(in_flight) >= cap:
+                    self.shed += 1
+                    continue
+                task = asyncio.create_task(self.one(paced=True))
+                in_flight.add(task)
+                task.add_done_callback(in_flight.discard)
+            await asyncio.sleep(step)
+        await asyncio.gather(*in_flight)
+
+    async def click_until(self, until: float, args: argparse.Namespace) -> None:
+        if args.rate:
+            await self.paced(until, args.rate, args.concurrency)
+        else:
+            await self.run(until, args.concurrency)
+
+    def waits_between(self, start: float, end: float) -> list[float]:
+        return sorted(w for sent, w in self.waits if start <= sent < end)
 
 
 def cpu_seconds(pid: int) -> float:
@@ -211,6 +253,29 @@ async def database_work(url: str, name: str) -> tuple[int, int]:
     finally:
         await connection.close()
     return int(commits), int(closed)
+
+
+async def reveal_lateness(url: str, start: datetime, end: datetime) -> list[float]:
+    """How late each live question due between `start` and `end` was revealed
+    (still unrevealed ones: late until now), in seconds, sorted; early closes count 0."""
+    connection = await asyncpg.connect(url)
+    try:
+        rows = await connection.fetch(
+            "SELECT EXTRACT(EPOCH FROM coalesce(revealed_at, now()) - closes_at) AS late"
+            " FROM posts WHERE kind = 'live' AND closes_at >= $1 AND closes_at < $2",
+            start,
+            end,
+        )
+    finally:
+        await connection.close()
+    return sorted(max(0.0, float(r["late"])) for r in rows)
+
+
+def percentile(values: list[float], share: float) -> float:
+    """Of sorted `values`; 0 when there are none."""
+    if not values:
+        return 0.0
+    return values[min(len(values) - 1, int(share * len(values)))]
 
 
 async def drain(stream: asyncio.StreamReader | None, into: Path) -> None:
@@ -377,12 +442,14 @@ async def bench(args: argparse.Namespace) -> None:
 
         clicks = Clicks(discord, {c: by_channel[c] for c in live})
         cpu = CpuMeter(processes)
-        started = time.monotonic()
+        started, started_at = time.monotonic(), datetime.now(UTC)
         cpu.mark()
         db_work = [await database_work(database, name)]
-        await clicks.run(started + args.before, args.concurrency)
+        await clicks.click_until(started + args.before, args)
         cpu.mark()
         db_work.append(await database_work(database, name))
+        # Questions due up to 2 s before the kill had time to be revealed on time.
+        late = await reveal_lateness(database, started_at, datetime.now(UTC) - timedelta(seconds=2))
         # One process alone is the baseline: it keeps running (nobody would take over).
         victim = 1 if len(processes) > 1 else None
         if victim is not None:
@@ -397,7 +464,7 @@ async def bench(args: argparse.Namespace) -> None:
         wait_daily = max(0.0, (due - datetime.now(UTC)).total_seconds() + 10)
         # Long enough for every channel of the killed process to be taken over.
         after = max(args.after, wait_daily, args.seconds + 20)
-        await clicks.run(time.monotonic() + after, args.concurrency)
+        await clicks.click_until(time.monotonic() + after, args)
         ended = time.monotonic()
         # Daily posts late behind the reveals still count: wait for them (60 s at most).
         with contextlib.suppress(AssertionError):
@@ -453,6 +520,19 @@ async def bench(args: argparse.Namespace) -> None:
         print(f"reveals made twice      {doubled_reveals} (of {len(reveals)} reveals)")
         print(f"daily posts made twice  {doubled_daily} (of {made_daily} made, {len(daily)} due)")
         print(f"clicks/s before kill    {rate(clicks.acked, started, killed):.0f}")
+        if args.rate:
+            waits = clicks.waits_between(started, killed)
+            print(
+                f"at {args.rate:.0f} offered/s      before the kill: reply p50 "
+                f"{1000 * percentile(waits, 0.5):.0f} ms, "
+                f"p99 {1000 * percentile(waits, 0.99):.0f} ms; "
+                f"{clicks.shed} not sent (over {args.concurrency} in flight), "
+                f"{clicks.idle} found no open question"
+            )
+        print(
+            f"reveals before kill     {len(late)} due, late p50 {percentile(late, 0.5):.1f} s, "
+            f"p99 {percentile(late, 0.99):.1f} s, longest {max(late, default=0.0):.1f} s"
+        )
         window = killed - started
         acked_before = sum(started <= t < killed for t in clicks.acked)
         commits, closes = (b - a for a, b in zip(*db_work, strict=True))
@@ -502,7 +582,15 @@ def main() -> None:
     parser.add_argument("--channels", type=int, default=1000, help="live quizzes on Discord")
     parser.add_argument("--seconds", type=int, default=60, help="each live question's time")
     parser.add_argument("--daily", type=int, default=50, help="channels with a daily question")
-    parser.add_argument("--concurrency", type=int, default=32, help="clicks in flight")
+    parser.add_argument(
+        "--concurrency", type=int, default=32, help="clicks in flight (with --rate: at most)"
+    )
+    parser.add_argument(
+        "--rate",
+        type=float,
+        default=0.0,
+        help="clicks a second, sent steadily (0: as fast as replies allow)",
+    )
     parser.add_argument("--before", type=float, default=20.0)
     parser.add_argument("--after", type=float, default=30.0)
     parser.add_argument(
