@@ -273,3 +273,27 @@ async def test_a_hanging_channel_does_not_hold_up_another_channels_next_question
         await service.drain(5)
     # Released, the hanging channel carries on as well.
     assert adapter.questions(CHANNEL)[0].edits
+
+
+async def test_a_question_closes_at_its_time_while_another_close_is_still_in_flight(
+    service: QuizService, adapter: RecordingAdapter, clock: FakeClock, host: Host
+) -> None:
+    # Two channels' questions come due half a second apart; the first one's
+    # reveal hangs. The timer loop must not put off the second until it looks
+    # at the first again: it wakes at the second's own deadline.
+    await host.start(CHANNEL, questions=2, seconds=20)
+    clock.advance(0.5)
+    await host.start(OTHER_CHANNEL, questions=2, seconds=20)
+    adapter.hanging_channels.add(CHANNEL.channel)
+    timers = asyncio.create_task(service.run_timers())
+    try:
+        clock.advance(19.5)  # the first question's deadline
+        await until(lambda: adapter.hung > 0)  # its reveal edit hangs
+        clock.advance(0.5)  # the second question's deadline, and no later
+        await until(lambda: bool(adapter.questions(OTHER_CHANNEL)[0].edits), seconds=3)
+        assert not adapter.questions(CHANNEL)[0].edits  # the first is still held up
+    finally:
+        adapter.released.set()
+        service.shutdown()
+        await asyncio.wait_for(timers, 5)
+        await service.drain(5)

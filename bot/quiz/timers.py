@@ -30,6 +30,13 @@ MAX_IDLE_SECONDS = 30.0
 SHARED_IDLE_SECONDS = 5.0
 # How long shutdown waits for timed work in flight (closes, posts) to finish.
 DRAIN_SECONDS = 10.0
+# A close a tick started is still in flight for a while; a post due this long
+# before the tick and still open was not closed (a failure): look again soon.
+IN_HAND = timedelta(seconds=1)
+# Shortest sleep between two ticks: deadlines closer together than this are
+# closed by one tick (a tick reads every kind of timer, so one per deadline
+# would cost a busy process more than the closes themselves).
+MIN_SLEEP_SECONDS = 0.2
 
 
 class Timers:
@@ -119,7 +126,12 @@ class Timers:
                 upcoming = [
                     when
                     for when in (
-                        await self.repository.posts.next_deadline(self.handover),
+                        # Not the posts this tick is closing: their jobs are in
+                        # flight, and looking again before they end would only
+                        # put off every close due meanwhile.
+                        await self.repository.posts.next_deadline(
+                            self.handover, (ticked_at - IN_HAND, ticked_at)
+                        ),
                         await self.scheduler.next_fire(),
                         await self.repository.posts.next_publish_retry(
                             self.connections.platforms_here()
@@ -134,9 +146,10 @@ class Timers:
                         # here yet; look again soon rather than spin.
                         timeout = 1.0
                     else:
-                        # Came due while this tick ran (0 s): tick again at once.
+                        # Came due while this tick ran: tick again after the
+                        # shortest sleep.
                         wait = (deadline - self.clock.now()).total_seconds()
-                        timeout = min(max(wait, 0.0), self.idle_seconds)
+                        timeout = min(max(wait, MIN_SLEEP_SECONDS), self.idle_seconds)
             except Exception:
                 log.exception("timer tick failed; retrying")
                 timeout = 1.0

@@ -90,11 +90,15 @@ class PostStore(Store):
     # The timer loop's reads below are one hand-off each (`_read_rows`): it
     # makes them on every tick, and a fan-out wakes it with every post.
 
-    async def next_deadline(self, handover: timedelta) -> datetime | None:
+    async def next_deadline(
+        self, handover: timedelta, in_hand: tuple[datetime, datetime] | None = None
+    ) -> datetime | None:
         """When the timer loop next has a post to close: this process's own at
         their deadline. With a `handover`, another process's posts are left out:
         their makers close them, and the idle ticks find those left late. With
-        none (one process on the database), every post counts."""
+        none (one process on the database), every post counts. Posts due within
+        `in_hand` (after its start, up to its end) are left out too: the tick
+        that just ran is closing them."""
         query = (
             select(Post.closes_at)
             .where(Post.closed_at.is_(None), PUBLISHED_OR_GIVEN_UP)
@@ -103,6 +107,9 @@ class PostStore(Store):
         )
         if handover:
             query = query.where(Post.owner == PROCESS)
+        if in_hand is not None:
+            start, end = in_hand
+            query = query.where(or_(Post.closes_at <= start, Post.closes_at > end))
         rows = await self._read_rows(query)
         return rows[0][0] if rows else None
 
