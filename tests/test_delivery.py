@@ -250,6 +250,30 @@ async def test_a_reveal_cut_off_by_its_deadline_is_retried_once(
     assert len(host.adapter.edits_of(question.message_id)) == 1
 
 
+async def test_the_running_loop_retries_a_failed_reveal_within_seconds(
+    service: QuizService, adapter: RecordingAdapter, clock: FakeClock, host: Host
+) -> None:
+    # The loop sweeps for reveals to retry at most once a second of its clock
+    # (not on every tick a deadline wakes it for): a failed reveal still comes
+    # within a couple of seconds.
+    await host.start(CHANNEL, questions=2, seconds=20)
+    await host.start(OTHER_CHANNEL, questions=9, seconds=10)
+    question = host.current(CHANNEL)
+    adapter.edit_failures.append(passing_failure())
+    timers = asyncio.create_task(service.run_timers())
+    try:
+        clock.advance(20)  # CHANNEL's deadline: its reveal fails once
+        await until(lambda: not adapter.edit_failures)
+        started = clock.now()
+        await until(lambda: bool(adapter.edits_of(question.message_id)), clock=clock)
+        assert (clock.now() - started).total_seconds() <= 2.5
+    finally:
+        service.shutdown()
+        await asyncio.wait_for(timers, 5)
+        await service.drain(5)
+    assert len(adapter.edits_of(question.message_id)) == 1
+
+
 # -- channels are isolated --------------------------------------------------------------
 
 

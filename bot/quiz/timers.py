@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from datetime import timedelta
+from datetime import datetime, timedelta
 from functools import partial
 
 from bot.clock import Clock
@@ -37,6 +37,11 @@ IN_HAND = timedelta(seconds=1)
 # closed by one tick (a tick reads every kind of timer, so one per deadline
 # would cost a busy process more than the closes themselves).
 MIN_SLEEP_SECONDS = 0.2
+# The sweeps for work a crash or a failure left behind (stalled quizzes, reveals
+# to retry, half-counted closes, cards not applied) run at most this often in
+# the loop: a busy process ticks several times a second for its deadlines, and
+# each sweep is a query of its own (on every process sharing the database).
+SWEEP_SECONDS = 1.0
 
 
 class Timers:
@@ -68,6 +73,7 @@ class Timers:
         # Alone on its database, a process takes every post as its own at once
         # (those a restart left behind included).
         self.handover = HANDOVER if repository.shared else timedelta(0)
+        self._swept_at: datetime | None = None
 
     async def tick(self) -> None:
         """Do everything that is due and wait for it (tests step time this way;
@@ -75,19 +81,26 @@ class Timers:
         await asyncio.gather(*await self.start_due_work())
         await self.scheduler.settle()
 
-    async def start_due_work(self) -> list[asyncio.Task[None]]:
-        """Start every due close, reveal retry, delivery retry, stalled quiz and
-        schedule, each in its own task: one channel's hanging call never holds
-        up another channel. Work already running is not started twice."""
+    async def start_due_work(self, *, sweep: bool = True) -> list[asyncio.Task[None]]:
+        """Start every due close, delivery retry and schedule and, with `sweep`,
+        every reveal retry, stalled quiz, half-counted close and card update,
+        each in its own task: one channel's hanging call never holds up another
+        channel. Work already running is not started twice."""
         now = self.clock.now()
         platforms = self.connections.platforms_here()
         posts = self.repository.posts
         # Look everything up before starting anything, so work started now
         # cannot make a quiz look stalled half-way through closing a question.
-        stalled = await self.repository.quizzes.stalled_quizzes(now - self.handover)
+        stalled = (
+            await self.repository.quizzes.stalled_quizzes(now - self.handover) if sweep else []
+        )
         due = await posts.due_posts(now, self.handover)
-        unrevealed = await posts.unrevealed_posts(
-            now - REVEAL_RETRY_WINDOW, now - REVEAL_LEASE, now - self.handover
+        unrevealed = (
+            await posts.unrevealed_posts(
+                now - REVEAL_RETRY_WINDOW, now - REVEAL_LEASE, now - self.handover
+            )
+            if sweep
+            else []
         )
         undelivered = await posts.due_publishes(now, platforms)
         jobs, live = self.jobs, self.live
@@ -100,10 +113,11 @@ class Timers:
             jobs.start(_job_key(p, q), partial(self._retry_delivery, p, q)) for p, q in undelivered
         ]
         tasks += [jobs.start(("quiz", q), partial(live.advance, q)) for q in stalled]
-        # Closes a crash left half counted, and review cards left unapplied
-        # (the cards read the answers, not the boards, so neither waits).
-        tasks.append(jobs.start(("closes",), self.posting.finish_unfinished))
-        tasks.append(jobs.start(("cards",), self.study.apply_pending))
+        if sweep:
+            # Closes a crash left half counted, and review cards left unapplied
+            # (the cards read the answers, not the boards, so neither waits).
+            tasks.append(jobs.start(("closes",), self.posting.finish_unfinished))
+            tasks.append(jobs.start(("cards",), self.study.apply_pending))
         # Due schedules are read and fired page by page as posts go out.
         tasks.append(self.scheduler.start_fan_out())
         return tasks
@@ -122,7 +136,7 @@ class Timers:
             timeout = self.idle_seconds
             try:
                 ticked_at = self.clock.now()
-                await self.start_due_work()
+                await self.start_due_work(sweep=self._sweep_due(ticked_at))
                 upcoming = [
                     when
                     for when in (
@@ -156,6 +170,14 @@ class Timers:
             if not self._stopping:
                 self._wake.planned = self.clock.now() + timedelta(seconds=timeout)
                 await self.clock.wait(self._wake.event, timeout)
+
+    def _sweep_due(self, now: datetime) -> bool:
+        """Whether this tick of the loop sweeps (see SWEEP_SECONDS)."""
+        last = self._swept_at
+        if last is not None and last <= now < last + timedelta(seconds=SWEEP_SECONDS):
+            return False
+        self._swept_at = now
+        return True
 
     def wake(self) -> None:
         """Look at the timers again now (a deadline or schedule changed)."""
