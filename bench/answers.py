@@ -25,7 +25,7 @@ import statistics
 import tempfile
 import time
 
-from common import ROOT, NullAdapter, WriterHolds, bare_hold, postgres_schema
+from common import ROOT, NullAdapter, WriterHolds, bare_hold, percentile, postgres_schema
 
 from bot.chat import Interaction, Target
 from bot.clock import SystemClock
@@ -140,11 +140,6 @@ async def measure(
     if checkpoints is not None:
         await checkpoints.stop()
     await database.dispose()
-
-
-def percentile(samples: list[float], share: float) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, int(len(ordered) * share))] if ordered else float("nan")
 
 
 class PacedClicks:

@@ -45,6 +45,8 @@ from sqlalchemy.engine import make_url
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from common import percentile  # noqa: E402  (bench/common.py)
+
 from bot.quiz.buttons import parse_answer_custom_id  # noqa: E402
 from tests.fakes.fake_discord import (  # noqa: E402
     MANAGE_GUILD,
@@ -269,13 +271,6 @@ async def reveal_lateness(url: str, start: datetime, end: datetime) -> list[floa
     finally:
         await connection.close()
     return sorted(max(0.0, float(r["late"])) for r in rows)
-
-
-def percentile(values: list[float], share: float) -> float:
-    """Of sorted `values`; 0 when there are none."""
-    if not values:
-        return 0.0
-    return values[min(len(values) - 1, int(share * len(values)))]
 
 
 async def drain(stream: asyncio.StreamReader | None, into: Path) -> None:
@@ -524,14 +519,15 @@ async def bench(args: argparse.Namespace) -> None:
             waits = clicks.waits_between(started, killed)
             print(
                 f"at {args.rate:.0f} offered/s      before the kill: reply p50 "
-                f"{1000 * percentile(waits, 0.5):.0f} ms, "
-                f"p99 {1000 * percentile(waits, 0.99):.0f} ms; "
+                f"{1000 * percentile(waits, 0.5, 0.0):.0f} ms, "
+                f"p99 {1000 * percentile(waits, 0.99, 0.0):.0f} ms; "
                 f"{clicks.shed} not sent (over {args.concurrency} in flight), "
                 f"{clicks.idle} found no open question"
             )
         print(
-            f"reveals before kill     {len(late)} due, late p50 {percentile(late, 0.5):.1f} s, "
-            f"p99 {percentile(late, 0.99):.1f} s, longest {max(late, default=0.0):.1f} s"
+            f"reveals before kill     {len(late)} due, "
+            f"late p50 {percentile(late, 0.5, 0.0):.1f} s, "
+            f"p99 {percentile(late, 0.99, 0.0):.1f} s, longest {max(late, default=0.0):.1f} s"
         )
         window = killed - started
         acked_before = sum(started <= t < killed for t in clicks.acked)

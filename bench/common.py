@@ -188,3 +188,9 @@ async def bare_hold(path: str, rounds: int = 200) -> float:
             await bare.execute("COMMIT")
             longest = max(longest, time.perf_counter() - began)
     return longest
+
+
+def percentile(samples: list[float], share: float, empty: float = float("nan")) -> float:
+    """The value below which `share` of `samples` lie (`empty` when there are none)."""
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * share))] if ordered else empty

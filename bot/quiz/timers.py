@@ -157,7 +157,8 @@ class Timers:
                     deadline = min(upcoming)
                     if deadline <= ticked_at:
                         # Still due after a tick: its platform is not connected
-                        # here yet; look again soon rather than spin.
+                        # here yet, or a close due over IN_HAND ago failed or is
+                        # slow; look again soon rather than spin.
                         timeout = 1.0
                     else:
                         # Came due while this tick ran: tick again after the
