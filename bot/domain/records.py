@@ -87,6 +87,8 @@ class PostInfo:
     expected_players: int | None = None
     # A team quiz's number of teams (None: no teams).
     teams: int | None = None
+    # A live quiz's number of questions, for "question 3/10" (None: no quiz).
+    quiz_total: int | None = None
     # The channel was in study mode when the post was read (no speed points).
     study: bool = False
     # Delivery: tries that failed so far, and when to stop trying.

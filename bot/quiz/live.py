@@ -199,8 +199,8 @@ class LiveQuizzes:
         if channel.reading_time:
             seconds += reading_seconds(question.prompt, *question.options)
         post = await self.ctx.repository.quizzes.post_next(
-            quiz.id,
-            quiz.posted,
+            quiz,
+            channel,
             option_order=order,
             correct_slot=order.index(question.answer_index),
             now=now,

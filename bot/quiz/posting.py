@@ -273,12 +273,11 @@ class Posting:
             if taken is None:
                 return  # someone else is revealing it, or it is revealed
             claim = taken
-        quiz = (
-            await self.ctx.repository.quizzes.quiz(post.quiz_id)
-            if post.quiz_id is not None
-            else None
-        )
-        view = await self.view(post, quiz.total if quiz else None)
+        total = post.quiz_total
+        if total is None and post.quiz_id is not None:
+            quiz = await self.ctx.repository.quizzes.quiz(post.quiz_id)
+            total = quiz.total if quiz else None
+        view = await self.view(post, total)
         if view is not None:
             tally = await self.ctx.repository.answers.tally(post)
             first = [tally.first_correct_user] if tally.first_correct_user else []

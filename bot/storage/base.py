@@ -20,7 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from bot.chat import Target
 from bot.domain.records import ChannelInfo, PostInfo, QuizInfo, ScheduleInfo
-from bot.storage.db_thread import read_in_one_hop
+from bot.storage.db_thread import read_in_one_hop, write_in_one_hop
 from bot.storage.models import Channel, Post, Quiz, Schedule
 from bot.storage.sql import insert_for
 
@@ -58,6 +58,19 @@ class Store:
             self._reader, lambda connection: connection.execute(query, values).all()
         )
 
+    async def _write_one(self, statement: Any) -> None:
+        """One write statement, as a transaction of its own. On PostgreSQL it
+        runs on an autocommit connection: a single statement is atomic by
+        itself, and a BEGIN and a COMMIT around it are two more round trips
+        (every close and every post makes such writes). On SQLite it is one
+        hand-off to the write thread."""
+        if self._dialect == "sqlite":
+            await write_in_one_hop(self._sessions, lambda session: session.execute(statement))
+            return
+        async with self._engine.connect() as connection:
+            autocommit = await connection.execution_options(isolation_level="AUTOCOMMIT")
+            await autocommit.execute(statement)
+
     def _insert(self, table: Any) -> Any:
         """An INSERT that supports ON CONFLICT on this backend."""
         return insert_for(self._dialect, table)
@@ -85,7 +98,11 @@ def channel_info(row: Channel) -> ChannelInfo:
 
 
 def post_info(
-    post: Post, channel: Channel, expected_players: int | None = None, teams: int | None = None
+    post: Post,
+    channel: Channel,
+    expected_players: int | None = None,
+    teams: int | None = None,
+    quiz_total: int | None = None,
 ) -> PostInfo:
     return PostInfo(
         id=post.id,
@@ -104,6 +121,7 @@ def post_info(
         message_id=post.message_id,
         expected_players=expected_players,
         teams=teams,
+        quiz_total=quiz_total,
         study=channel.mode == "study",
         publish_attempts=post.publish_attempts or 0,
         publish_by=post.publish_by,

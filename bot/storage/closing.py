@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, and_, delete, insert, or_, select, update
+from sqlalchemy import Connection, and_, delete, insert, literal, or_, select, update
 from sqlalchemy.orm import Session
 
 from bot.domain.rules import zone_or_utc
@@ -80,27 +80,30 @@ def claim(session: Session, post_id: int, now: datetime, *, reveal: bool = False
     ).first()
     if closed is None:
         return False
-    platform, community = session.execute(
-        select(Channel.platform, Channel.community).where(Channel.id == closed.channel_id)
-    ).one()
     if closed.kind == "daily":
         # Here, not in a slice: the reveal shows the streak board.
         _end_streaks(session, post_id, closed.channel_id)
-    answered = session.execute(select(Answer.id).where(Answer.post_id == post_id).limit(1))
-    if answered.first() is None:
+    # Filed for counting only if it has answers: one statement for the check,
+    # the channel's community and the row.
+    filed = session.execute(
+        insert(ClosingPost).from_select(
+            ["post_id", "platform", "community", "closed_at", "step", "after_user"],
+            select(
+                literal(post_id, _CLOSING.post_id.type),
+                Channel.platform,
+                Channel.community,
+                literal(now, _CLOSING.closed_at.type),
+                literal(0, _CLOSING.step.type),
+                literal("", _CLOSING.after_user.type),
+            ).where(
+                Channel.id == closed.channel_id,
+                select(Answer.id).where(Answer.post_id == post_id).exists(),
+            ),
+        )
+    )
+    if not _rowcount(filed):
         # Nothing to count, and no review card to move.
         session.execute(update(Post).where(Post.id == post_id).values(cards_applied_at=now))
-    else:
-        session.execute(
-            insert(ClosingPost).values(
-                post_id=post_id,
-                platform=platform,
-                community=community,
-                closed_at=now,
-                step=0,
-                after_user="",
-            )
-        )
     return True
 
 
@@ -177,9 +180,22 @@ def score_slice(session: Session, post_id: int) -> bool:
     """Add the next slice of answerers; true once the post is finished."""
     connection = session.connection()
     row = connection.execute(
-        select(_CLOSING.step, _CLOSING.after_user)
+        select(
+            _CLOSING.step,
+            _CLOSING.after_user,
+            Post.channel_id,
+            _CLOSING.platform,
+            _CLOSING.community,
+            Post.question_id,
+            Post.option_order,
+            Channel.timezone,
+            Post.posted_at,
+            Post.closed_at,
+        )
+        .join(Post, Post.id == _CLOSING.post_id)
+        .join(Channel, Channel.id == Post.channel_id)
         .where(_CLOSING.post_id == post_id)
-        .with_for_update()
+        .with_for_update(of=ClosingPost.__table__)
     ).first()
     if row is None:
         return True
@@ -193,32 +209,7 @@ def score_slice(session: Session, post_id: int) -> bool:
         .offset(SLICES.get(connection.dialect.name, SLICE) - 1)
         .limit(1)
     ).scalar_one_or_none()
-    read_models.score_answers(connection, _closed_post(connection, post_id), after, upto)
-    if upto is None:
-        post_votes.count_post_votes_now(connection, [post_id])
-        connection.execute(delete(ClosingPost).where(ClosingPost.post_id == post_id))
-        return True
-    connection.execute(
-        update(ClosingPost).where(ClosingPost.post_id == post_id).values(after_user=upto)
-    )
-    return False
-
-
-def _closed_post(connection: Connection, post_id: int) -> read_models.ClosedPost:
-    row = connection.execute(
-        select(
-            Post.channel_id,
-            Channel.platform,
-            Channel.community,
-            Post.question_id,
-            Channel.timezone,
-            Post.posted_at,
-            Post.closed_at,
-        )
-        .join(Channel, Channel.id == Post.channel_id)
-        .where(Post.id == post_id)
-    ).one()
-    return read_models.ClosedPost(
+    post = read_models.ClosedPost(
         id=post_id,
         channel_id=row.channel_id,
         platform=row.platform,
@@ -228,6 +219,15 @@ def _closed_post(connection: Connection, post_id: int) -> read_models.ClosedPost
         posted_at=row.posted_at,
         closed_at=row.closed_at,
     )
+    read_models.score_answers(connection, post, after, upto)
+    if upto is None:
+        post_votes.count_closed_post_votes(connection, post, row.option_order)
+        connection.execute(delete(ClosingPost).where(ClosingPost.post_id == post_id))
+        return True
+    connection.execute(
+        update(ClosingPost).where(ClosingPost.post_id == post_id).values(after_user=upto)
+    )
+    return False
 
 
 def _rowcount(result: Any) -> int:

@@ -149,8 +149,10 @@ def add_post_analysis(connection: Connection, post: PostAnalysis) -> None:
     added = connection.execute(
         statements.add, {**key, **post.counts, **layout, "severity": 0, "flags": ""}
     )
-    total = added.one()
+    *total, stored_severity, stored_flags = added.one()
     grade, flags = judged(total, post.options, post.answer)
+    if (grade, flags) == (stored_severity, stored_flags):
+        return  # judged the same as before: most closes of a settled question
     connection.execute(
         statements.judge,
         {
@@ -217,7 +219,7 @@ def _add_statement(dialect: str) -> Any:
             "options": new.options,
             "answer": new.answer,
         },
-    ).returning(*(row[name] for name in COUNT_COLUMNS))
+    ).returning(*(row[name] for name in COUNT_COLUMNS), row.severity, row.flags)
 
 
 # -- replayed from the answers -------------------------------------------------------------

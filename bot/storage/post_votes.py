@@ -22,6 +22,8 @@ from bot.storage.models import (
     Post,
     PostVotes,
 )
+from bot.storage.read_models import ClosedPost
+from bot.storage.sql import insert_for
 
 # Every read-model table (the recount replaces them all).
 
@@ -100,15 +102,20 @@ async def count_post_votes(session: AsyncSession, post_ids: Sequence[int]) -> No
             await session.execute(insert(PostVotes), rows)
 
 
-def count_post_votes_now(connection: Connection, post_ids: Sequence[int]) -> None:
-    """`count_post_votes` on a synchronous connection (the close's last slice)."""
-    for start in range(0, len(post_ids), 1_000):
-        chosen = post_ids[start : start + 1_000]
-        connection.execute(delete(PostVotes).where(PostVotes.post_id.in_(chosen)))
-        posts, counts = _vote_queries(chosen)
-        rows = _vote_rows(connection.execute(posts).all(), connection.execute(counts).all())
-        if rows:
-            connection.execute(insert(PostVotes), rows)
+def count_closed_post_votes(
+    connection: Connection, post: ClosedPost, option_order: Sequence[int]
+) -> None:
+    """The votes row of a post whose close is being finished (its last
+    slice), from one count of its answers; it replaces a row a member's
+    forgetting may have written meanwhile."""
+    _, counts = _vote_queries([post.id])
+    shown = (post.id, post.platform, post.community, post.question_id, option_order, post.closed_at)
+    rows = _vote_rows([shown], connection.execute(counts).all())
+    if not rows:
+        return
+    upsert = insert_for(connection.dialect.name, PostVotes).values(rows)
+    replaced = {name: upsert.excluded[name] for name in rows[0] if name != "post_id"}
+    connection.execute(upsert.on_conflict_do_update(index_elements=["post_id"], set_=replaced))
 
 
 def expected_post_votes(connection: Connection) -> dict[int, dict[str, Any]]:

@@ -23,17 +23,6 @@ from bot.storage.models import Channel, Post, Quiz
 from bot.storage.process import PROCESS
 
 
-def _next_step(
-    connection: Connection, post_id: int
-) -> tuple[closing.Closing, closing.Closing | None] | None:
-    """Where the post's close stands, and the unfinished earlier post of its
-    community to finish first (None if none); None if it is finished."""
-    current = closing.state(connection, post_id)
-    if current is None:
-        return None
-    return current, closing.earlier_in_community(connection, current) if current.step == 0 else None
-
-
 def _reveal_free(claimed_before: datetime) -> Any:
     return or_(Post.reveal_claimed_at.is_(None), Post.reveal_claimed_at < claimed_before)
 
@@ -46,7 +35,7 @@ class PostStore(Store):
 
     async def post(self, post_id: int) -> PostInfo | None:
         query = (
-            select(Post, Channel, Quiz.expected_players, Quiz.teams)
+            select(Post, Channel, Quiz.expected_players, Quiz.teams, Quiz.question_ids)
             .join(Channel, Channel.id == Post.channel_id)
             .outerjoin(Quiz, Quiz.id == Post.quiz_id)
             .where(Post.id == post_id)
@@ -56,7 +45,10 @@ class PostStore(Store):
             # A synchronous session over the read connection: one hand-off.
             with Session(connection) as session:
                 row = session.execute(query).one_or_none()
-                return post_info(row[0], row[1], row[2], row[3]) if row else None
+                if row is None:
+                    return None
+                total = None if row[4] is None else len(row[4])
+                return post_info(row[0], row[1], row[2], row[3], total)
 
         return await read_in_one_hop(self._reader, read)
 
@@ -175,7 +167,7 @@ class PostStore(Store):
         self, post_id: int, message_id: str, posted_at: datetime, closes_at: datetime
     ) -> None:
         """Record the delivered message; the post's clock starts now (one
-        hand-off to SQLite's write thread: every post of a fan-out does this)."""
+        write: every post of a fan-out does this)."""
         record = (
             update(Post)
             .where(Post.id == post_id)
@@ -186,7 +178,7 @@ class PostStore(Store):
                 publish_retry_at=None,
             )
         )
-        await write_in_one_hop(self._sessions, lambda session: session.execute(record))
+        await self._write_one(record)
 
     async def publish_failed(self, post_id: int, retry_at: datetime) -> None:
         async with self._sessions.begin() as session:
@@ -245,22 +237,40 @@ class PostStore(Store):
         after the community's earlier ones: a fan-out closing yesterday's
         question in a thousand channels of one server would otherwise have
         every closer racing to finish the same earliest post."""
-        found = await read_in_one_hop(self._reader, lambda c: closing.state(c, post_id))
+        found = await self._closing(post_id)
         if found is None:
             return
         community = (found.platform, found.community)
         lock = self._finishing.setdefault(community, asyncio.Lock())
+        waited = lock.locked()
         try:
             async with lock:
-                while True:
-                    step = await read_in_one_hop(self._reader, lambda c: _next_step(c, post_id))
-                    if step is None:
-                        return
-                    current, earlier = step
+                # What was read above still holds unless another close of the
+                # community ran meanwhile (a stale step would only cost a wasted read).
+                current: closing.Closing | None = found
+                if waited:
+                    current = await self._closing(post_id)
+                while current is not None:
+                    earlier = await self._earlier(current)
                     await self._finish_one(earlier if earlier is not None else current)
+                    if earlier is None:
+                        return  # `_finish_one` finished it
+                    current = await self._closing(post_id)
         finally:
             if not lock.locked() and self._finishing.get(community) is lock:
                 del self._finishing[community]
+
+    async def _closing(self, post_id: int) -> closing.Closing | None:
+        return await read_in_one_hop(self._reader, lambda c: closing.state(c, post_id))
+
+    async def _earlier(self, current: closing.Closing) -> closing.Closing | None:
+        """The unfinished post of the community closed before `current`, to
+        finish first (only a post not yet analysed needs it)."""
+        if current.step != 0:
+            return None
+        return await read_in_one_hop(
+            self._reader, lambda c: closing.earlier_in_community(c, current)
+        )
 
     async def _finish_one(self, current: closing.Closing) -> None:
         counts = None
@@ -341,4 +351,4 @@ class PostStore(Store):
             .where(Post.id == post_id, Post.revealed_at.is_(None))
             .values(revealed_at=now)
         )
-        await write_in_one_hop(self._sessions, lambda session: session.execute(mark))
+        await self._write_one(mark)

@@ -6,14 +6,14 @@ import random
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import delete, exists, or_, select, update
+from sqlalchemy import delete, exists, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from bot.domain.records import PostInfo, QuizInfo
-from bot.storage.base import RUNNING, Store, post_info, quiz_info, rowcount
+from bot.domain.records import ChannelInfo, PostInfo, QuizInfo
+from bot.storage.base import RUNNING, Store, quiz_info, rowcount
 from bot.storage.db_thread import write_in_one_hop
-from bot.storage.models import Channel, DeckSeen, Post, Quiz
+from bot.storage.models import DeckSeen, Post, Quiz
 from bot.storage.process import PROCESS
 
 
@@ -104,8 +104,8 @@ class QuizStore(Store):
 
     async def post_next(
         self,
-        quiz_id: int,
-        expected_posted: int,
+        quiz: QuizInfo,
+        channel: ChannelInfo,
         *,
         option_order: list[int],
         correct_slot: int,
@@ -115,48 +115,80 @@ class QuizStore(Store):
         publish_lease: datetime,
         seconds: int | None = None,
     ) -> PostInfo | None:
-        """Claim the quiz's next question and create its post in one transaction.
+        """Claim the quiz's next question (the one after `quiz.posted`) and
+        create its post in one transaction.
 
         Returns None if another caller already advanced the quiz, it is not
-        running, or it has no questions left.
+        running any more, or it has no questions left. `quiz` and `channel`
+        are as the caller read them: what a post takes from them (questions,
+        time, channel settings) does not change while the quiz runs; the claim
+        itself is checked against the stored quiz.
         """
-        async with self._sessions.begin() as session:
-            quiz = await session.get(Quiz, quiz_id)
-            if quiz is None or quiz.status != RUNNING or quiz.posted != expected_posted:
+        expected = quiz.posted
+        if expected >= quiz.total:
+            return None
+        question_id = quiz.question_ids[expected]
+        seconds = quiz.seconds if seconds is None else seconds
+        values = {
+            "channel_id": quiz.channel_id,
+            "quiz_id": quiz.id,
+            "kind": "live",
+            "sequence": expected + 1,
+            "question_id": question_id,
+            "option_order": option_order,
+            "correct_slot": correct_slot,
+            "seconds": seconds,
+            "posted_at": now,
+            "closes_at": closes_at,
+            "publish_retry_at": publish_lease,
+            "publish_by": publish_by,
+            "owner": PROCESS,
+        }
+        claim = (
+            update(Quiz)
+            .where(Quiz.id == quiz.id, Quiz.posted == expected, Quiz.status == RUNNING)
+            .values(posted=expected + 1)
+        )
+        seen = (
+            self._insert(DeckSeen)
+            .values(channel_id=quiz.channel_id, question_id=question_id)
+            .on_conflict_do_nothing()
+        )
+
+        def write(session: Session) -> int | None:
+            if not rowcount(session.execute(claim)):
                 return None
-            if quiz.posted >= len(quiz.question_ids):
-                return None
-            claimed = await session.execute(
-                update(Quiz)
-                .where(Quiz.id == quiz_id, Quiz.posted == expected_posted, Quiz.status == RUNNING)
-                .values(posted=expected_posted + 1)
-            )
-            if not rowcount(claimed):
-                return None
-            post = Post(
-                channel_id=quiz.channel_id,
-                quiz_id=quiz_id,
-                kind="live",
-                sequence=expected_posted + 1,
-                question_id=quiz.question_ids[expected_posted],
-                option_order=option_order,
-                correct_slot=correct_slot,
-                seconds=quiz.seconds if seconds is None else seconds,
-                posted_at=now,
-                closes_at=closes_at,
-                publish_retry_at=publish_lease,
-                publish_by=publish_by,
-                owner=PROCESS,
-            )
-            session.add(post)
-            await session.execute(
-                self._insert(DeckSeen)
-                .values(channel_id=quiz.channel_id, question_id=post.question_id)
-                .on_conflict_do_nothing()
-            )
-            await session.flush()
-            channel = await session.get_one(Channel, quiz.channel_id)
-            return post_info(post, channel, quiz.expected_players, quiz.teams)
+            post_id: int = session.execute(
+                insert(Post).values(**values).returning(Post.id)
+            ).scalar_one()
+            session.execute(seen)
+            return post_id
+
+        post_id = await write_in_one_hop(self._sessions, write)
+        if post_id is None:
+            return None
+        return PostInfo(
+            id=post_id,
+            channel_id=quiz.channel_id,
+            target=channel.target,
+            quiz_id=quiz.id,
+            kind="live",
+            sequence=expected + 1,
+            question_id=question_id,
+            option_order=list(option_order),
+            correct_slot=correct_slot,
+            seconds=seconds,
+            posted_at=now,
+            closes_at=closes_at,
+            closed_at=None,
+            message_id=None,
+            expected_players=quiz.expected_players,
+            teams=quiz.teams,
+            quiz_total=quiz.total,
+            study=channel.study,
+            publish_by=publish_by,
+            zone=channel.timezone,
+        )
 
 
 def draw_in(
