@@ -210,28 +210,15 @@ class AnswerStore(Store):
     async def points(self, post_id: int) -> list[MemberPoints]:
         """What each member who scored on the post earned, highest first (then
         quickest), for the reveal."""
-        rows = await self._read_rows(
-            select(Answer.user_id, Answer.points, Answer.hinted)
-            .where(Answer.post_id == post_id, Answer.points > 0)
-            .order_by(Answer.points.desc(), Answer.answered_at, Answer.id)
-        )
+        rows = await self._read_rows(_POINTS, {"post": post_id})
         return [MemberPoints(user, int(points), bool(hinted)) for user, points, hinted in rows]
 
     async def tally(self, post: PostInfo) -> PostTally:
-        by_slot = (
-            select(Answer.slot, func.count(Answer.id))
-            .where(Answer.post_id == post.id)
-            .group_by(Answer.slot)
-        )
-        first = (
-            select(Answer.user_id)
-            .where(Answer.post_id == post.id, Answer.correct.is_(True))
-            .order_by(Answer.answered_at, Answer.id)
-            .limit(1)
-        )
+        values = {"post": post.id}
 
         def read(connection: Connection) -> tuple[Sequence[Any], str | None]:
-            return connection.execute(by_slot).all(), connection.execute(first).scalar()
+            by_slot = connection.execute(_VOTES_BY_SLOT, values).all()
+            return by_slot, connection.execute(_FIRST_CORRECT, values).scalar()
 
         # One hand-off to a read connection (every reveal makes this read).
         slots, first_correct = await read_in_one_hop(self._reader, read)
@@ -347,6 +334,24 @@ class _Batch:
             if ok and row.post.kind == "daily"
         ]
 
+
+# The reveal's reads, built once (every close makes them).
+_VOTES_BY_SLOT = (
+    select(Answer.slot, func.count(Answer.id))
+    .where(Answer.post_id == bindparam("post"))
+    .group_by(Answer.slot)
+)
+_FIRST_CORRECT = (
+    select(Answer.user_id)
+    .where(Answer.post_id == bindparam("post"), Answer.correct.is_(True))
+    .order_by(Answer.answered_at, Answer.id)
+    .limit(1)
+)
+_POINTS = (
+    select(Answer.user_id, Answer.points, Answer.hinted)
+    .where(Answer.post_id == bindparam("post"), Answer.points > 0)
+    .order_by(Answer.points.desc(), Answer.answered_at, Answer.id)
+)
 
 _ANSWER_COLUMNS = (
     "post_id",

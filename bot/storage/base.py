@@ -58,18 +58,20 @@ class Store:
             self._reader, lambda connection: connection.execute(query, values).all()
         )
 
-    async def _write_one(self, statement: Any) -> None:
+    async def _write_one(self, statement: Any, values: dict[str, Any] | None = None) -> None:
         """One write statement, as a transaction of its own. On PostgreSQL it
         runs on an autocommit connection: a single statement is atomic by
         itself, and a BEGIN and a COMMIT around it are two more round trips
         (every close and every post makes such writes). On SQLite it is one
         hand-off to the write thread."""
         if self._dialect == "sqlite":
-            await write_in_one_hop(self._sessions, lambda session: session.execute(statement))
+            await write_in_one_hop(
+                self._sessions, lambda session: session.connection().execute(statement, values)
+            )
             return
         async with self._engine.connect() as connection:
             autocommit = await connection.execution_options(isolation_level="AUTOCOMMIT")
-            await autocommit.execute(statement)
+            await autocommit.execute(statement, values)
 
     def _insert(self, table: Any) -> Any:
         """An INSERT that supports ON CONFLICT on this backend."""

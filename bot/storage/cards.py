@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from functools import partial
+from functools import cache, partial
 from typing import Any, Literal
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import bindparam, delete, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Session
 
@@ -124,9 +124,9 @@ class CardStore(Store):
             .join(Channel, Channel.id == Post.channel_id)
             .where(Post.closed_at.is_(None), Channel.platform == platform)
         )
-        which = (Answer.user_id == user_id) & Answer.post_id.in_(open_posts)
+        which = _to_review((Answer.user_id == user_id) & Answer.post_id.in_(open_posts))
         return await write_in_one_hop(
-            self._sessions, lambda session: _apply_answers(session, which, reviewer)
+            self._sessions, lambda session: _apply_answers(session, which, {}, reviewer)
         )
 
     async def _review(
@@ -306,8 +306,78 @@ async def forget_cards(session: AsyncSession, platform: str, user_id: str) -> in
     return rowcount(result)
 
 
-def _insert(session: Session, table: Any) -> Any:
-    return insert_for(session.get_bind().dialect.name, table)
+def _to_review(which: Any) -> Any:
+    """The answers chosen by `which` not yet taken into their cards, with what
+    a review needs, in the order they were given."""
+    return (
+        select(
+            Answer.id,
+            Answer.user_id,
+            Answer.correct,
+            Answer.latency_ms,
+            Answer.answered_at,
+            Post.question_id,
+            Post.seconds,
+            Channel.platform,
+        )
+        .join(Post, Post.id == Answer.post_id)
+        .join(Channel, Channel.id == Answer.channel_id)
+        .outerjoin(CardReview, CardReview.answer_id == Answer.id)
+        .where(which, CardReview.answer_id.is_(None))
+        .order_by(Answer.answered_at, Answer.id)
+    )
+
+
+# A closed post's slices, built once (every close runs them).
+_WAITING = select(Post.id).where(
+    Post.id == bindparam("post"), Post.cards_applied_at.is_(None), Post.closed_at.is_not(None)
+)
+_SLICE_END = (
+    select(Answer.user_id)
+    .where(Answer.post_id == bindparam("post"), Answer.user_id > bindparam("after"))
+    .order_by(Answer.user_id)
+    .offset(bindparam("skip"))
+    .limit(1)
+)
+_IN_SLICE = (Answer.post_id == bindparam("post")) & (Answer.user_id > bindparam("after"))
+_SLICE_UPTO = _to_review(_IN_SLICE & (Answer.user_id <= bindparam("upto")))
+_SLICE_REST = _to_review(_IN_SLICE)
+_APPLIED = (
+    update(Post)
+    .where(Post.id == bindparam("post"), Post.cards_applied_at.is_(None))
+    .values(cards_applied_at=bindparam("now"))
+)
+
+
+@cache
+def _take_answers(dialect: str) -> Any:
+    """Marks answers taken into their cards; returns those this call marked."""
+    return (
+        insert_for(dialect, CardReview)
+        .on_conflict_do_nothing(index_elements=["answer_id"])
+        .returning(CardReview.answer_id)
+    )
+
+
+@cache
+def _write_cards(dialect: str) -> Any:
+    upsert = insert_for(dialect, ReviewCard)
+    return upsert.on_conflict_do_update(
+        index_elements=["platform", "user_id", "question_id"],
+        set_={name: upsert.excluded[name] for name in _CARD_COLUMNS},
+    )
+
+
+_CARDS = (
+    select(ReviewCard)
+    .where(
+        ReviewCard.platform == bindparam("platform"),
+        ReviewCard.question_id == bindparam("question"),
+        ReviewCard.user_id.in_(bindparam("users", expanding=True)),
+    )
+    .order_by(ReviewCard.user_id)
+    .with_for_update()
+)
 
 
 def _apply_slice(
@@ -316,63 +386,33 @@ def _apply_slice(
     """One slice of `apply_post`: the answers of members after `after`; the
     last member taken (None once the post is done), or False if the post is
     not waiting for its cards."""
-    waiting = session.execute(
-        select(Post.id).where(
-            Post.id == post_id, Post.cards_applied_at.is_(None), Post.closed_at.is_not(None)
-        )
-    ).first()
-    if waiting is None:
+    connection = session.connection()
+    if connection.execute(_WAITING, {"post": post_id}).first() is None:
         return False
-    upto = session.execute(
-        select(Answer.user_id)
-        .where(Answer.post_id == post_id, Answer.user_id > after)
-        .order_by(Answer.user_id)
-        .offset(SLICES.get(session.get_bind().dialect.name, SLICE) - 1)
-        .limit(1)
-    ).scalar_one_or_none()
-    which = (Answer.post_id == post_id) & (Answer.user_id > after)
-    if upto is not None:
-        which = which & (Answer.user_id <= upto)
-    _apply_answers(session, which, reviewer)
+    values: dict[str, Any] = {"post": post_id, "after": after}
+    skip = SLICES.get(connection.dialect.name, SLICE) - 1
+    upto = connection.execute(_SLICE_END, {**values, "skip": skip}).scalar_one_or_none()
     if upto is None:
-        session.execute(
-            update(Post)
-            .where(Post.id == post_id, Post.cards_applied_at.is_(None))
-            .values(cards_applied_at=now)
-        )
+        _apply_answers(session, _SLICE_REST, values, reviewer)
+        connection.execute(_APPLIED, {"post": post_id, "now": now})
+    else:
+        _apply_answers(session, _SLICE_UPTO, {**values, "upto": upto}, reviewer)
     return upto
 
 
-def _apply_answers(session: Session, which: Any, reviewer: Reviewer) -> int:
-    rows = (
-        session.execute(
-            select(
-                Answer.id,
-                Answer.user_id,
-                Answer.correct,
-                Answer.latency_ms,
-                Answer.answered_at,
-                Post.question_id,
-                Post.seconds,
-                Channel.platform,
-            )
-            .join(Post, Post.id == Answer.post_id)
-            .join(Channel, Channel.id == Answer.channel_id)
-            .outerjoin(CardReview, CardReview.answer_id == Answer.id)
-            .where(which, CardReview.answer_id.is_(None))
-            .order_by(Answer.answered_at, Answer.id)
-        )
-    ).all()
+def _apply_answers(
+    session: Session, chosen: Any, values: dict[str, Any], reviewer: Reviewer
+) -> int:
+    """Take the answers the `chosen` query (see `_to_review`) finds into their cards."""
+    rows = session.connection().execute(chosen, values).all()
     if not rows:
         return 0
     # The marker rows decide: an answer another transaction took meanwhile
     # is not returned here, so it never counts twice. One statement, cached,
     # run over the rows (a VALUES list of them was compiled afresh each time).
+    dialect = session.get_bind().dialect.name
     taken = session.connection().execute(
-        _insert(session, CardReview)
-        .on_conflict_do_nothing(index_elements=["answer_id"])
-        .returning(CardReview.answer_id),
-        [{"answer_id": row.id} for row in rows],
+        _take_answers(dialect), [{"answer_id": row.id} for row in rows]
     )
     fresh = set(taken.scalars())
     recalls: list[tuple[str, str, Recall]] = [
@@ -401,15 +441,9 @@ def _apply_answers(session: Session, which: Any, reviewer: Reviewer) -> int:
         key = (platform, user_id, recall.question_id)
         cards[key] = reviewer(cards.get(key), recall)
     if cards:
-        table = ReviewCard.__table__
-        upsert = _insert(session, table)
-        upsert = upsert.on_conflict_do_update(
-            index_elements=["platform", "user_id", "question_id"],
-            set_={name: upsert.excluded[name] for name in _CARD_COLUMNS},
-        )
         connection = session.connection()
         connection.execute(
-            upsert,
+            _write_cards(dialect),
             [
                 {
                     "platform": platform,
@@ -434,16 +468,12 @@ def _cards_of(
     found: dict[tuple[str, str, str], CardState] = {}
     for (platform, question_id), users in by_question.items():
         for start in range(0, len(users), SLICE):
-            rows = session.execute(
-                select(ReviewCard)
-                .where(
-                    ReviewCard.platform == platform,
-                    ReviewCard.question_id == question_id,
-                    ReviewCard.user_id.in_(users[start : start + SLICE]),
-                )
-                .order_by(ReviewCard.user_id)
-                .with_for_update()
-            )
+            chosen = {
+                "platform": platform,
+                "question": question_id,
+                "users": users[start : start + SLICE],
+            }
+            rows = session.execute(_CARDS, chosen)
             for row in rows.scalars():
                 found[(platform, row.user_id, question_id)] = _card(row)
     return found

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, and_, delete, insert, literal, or_, select, update
+from sqlalchemy import Connection, and_, bindparam, delete, insert, literal, or_, select, update
 from sqlalchemy.orm import Session
 
 from bot.domain.rules import zone_or_utc
@@ -66,18 +66,90 @@ class Closing:
     after_user: str
 
 
+# The statements every close runs, built once (building one costs about as
+# much CPU as running it).
+_CLOSE = (
+    update(Post)
+    .where(Post.id == bindparam("post"), Post.closed_at.is_(None))
+    .values(closed_at=bindparam("now"))
+    .returning(Post.channel_id, Post.kind)
+)
+_CLOSE_AND_CLAIM_REVEAL = _CLOSE.values(reveal_claimed_at=bindparam("now"))
+_FILE = insert(ClosingPost).from_select(
+    ["post_id", "platform", "community", "closed_at", "step", "after_user"],
+    select(
+        bindparam("post", type_=_CLOSING.post_id.type),
+        Channel.platform,
+        Channel.community,
+        bindparam("now", type_=_CLOSING.closed_at.type),
+        literal(0, _CLOSING.step.type),
+        literal("", _CLOSING.after_user.type),
+    ).where(
+        Channel.id == bindparam("channel"),
+        select(Answer.id).where(Answer.post_id == bindparam("post")).exists(),
+    ),
+)
+_NO_CARDS = (
+    update(Post).where(Post.id == bindparam("post")).values(cards_applied_at=bindparam("now"))
+)
+_STATE = select(ClosingPost.__table__).where(_CLOSING.post_id == bindparam("post"))
+_EARLIER = (
+    select(ClosingPost.__table__)
+    .where(
+        _CLOSING.platform == bindparam("platform"),
+        _CLOSING.community == bindparam("community"),
+        or_(
+            _CLOSING.closed_at < bindparam("closed_at"),
+            and_(
+                _CLOSING.closed_at == bindparam("closed_at"),
+                _CLOSING.post_id < bindparam("post"),
+            ),
+        ),
+    )
+    .order_by(_CLOSING.closed_at, _CLOSING.post_id)
+    .limit(1)
+)
+# The closing row, locked, with what the read models key the post's rows by.
+_LOCKED = (
+    select(
+        _CLOSING.step,
+        _CLOSING.after_user,
+        Post.channel_id,
+        _CLOSING.platform,
+        _CLOSING.community,
+        Post.question_id,
+        Post.option_order,
+        Channel.timezone,
+        Post.posted_at,
+        Post.closed_at,
+    )
+    .join(Post, Post.id == _CLOSING.post_id)
+    .join(Channel, Channel.id == Post.channel_id)
+    .where(_CLOSING.post_id == bindparam("post"))
+    .with_for_update(of=ClosingPost.__table__)
+)
+# The last answerer of the slice after `after` (None: the rest is the last slice).
+_SLICE_END = (
+    select(Answer.user_id)
+    .where(Answer.post_id == bindparam("post"), Answer.user_id > bindparam("after"))
+    .order_by(Answer.user_id)
+    .offset(bindparam("skip"))
+    .limit(1)
+)
+_FINISHED = delete(ClosingPost).where(ClosingPost.post_id == bindparam("post"))
+_MARK = (
+    update(ClosingPost)
+    .where(ClosingPost.post_id == bindparam("post"))
+    .values(after_user=bindparam("upto"))
+)
+
+
 def claim(session: Session, post_id: int, now: datetime, *, reveal: bool = False) -> bool:
     """Mark the post closed; true only for the one caller that closed it.
     With `reveal`, that caller also holds the reveal (`reveal_claimed_at`)."""
-    values: dict[str, Any] = {"closed_at": now}
-    if reveal:
-        values["reveal_claimed_at"] = now
-    closed = session.execute(
-        update(Post)
-        .where(Post.id == post_id, Post.closed_at.is_(None))
-        .values(**values)
-        .returning(Post.channel_id, Post.kind)
-    ).first()
+    values = {"post": post_id, "now": now}
+    connection = session.connection()  # Core: the ORM adds nothing here
+    closed = connection.execute(_CLOSE_AND_CLAIM_REVEAL if reveal else _CLOSE, values).first()
     if closed is None:
         return False
     if closed.kind == "daily":
@@ -85,25 +157,9 @@ def claim(session: Session, post_id: int, now: datetime, *, reveal: bool = False
         _end_streaks(session, post_id, closed.channel_id)
     # Filed for counting only if it has answers: one statement for the check,
     # the channel's community and the row.
-    filed = session.execute(
-        insert(ClosingPost).from_select(
-            ["post_id", "platform", "community", "closed_at", "step", "after_user"],
-            select(
-                literal(post_id, _CLOSING.post_id.type),
-                Channel.platform,
-                Channel.community,
-                literal(now, _CLOSING.closed_at.type),
-                literal(0, _CLOSING.step.type),
-                literal("", _CLOSING.after_user.type),
-            ).where(
-                Channel.id == closed.channel_id,
-                select(Answer.id).where(Answer.post_id == post_id).exists(),
-            ),
-        )
-    )
-    if not _rowcount(filed):
+    if not _rowcount(connection.execute(_FILE, {**values, "channel": closed.channel_id})):
         # Nothing to count, and no review card to move.
-        session.execute(update(Post).where(Post.id == post_id).values(cards_applied_at=now))
+        connection.execute(_NO_CARDS, values)
     return True
 
 
@@ -123,25 +179,19 @@ def _end_streaks(session: Session, post_id: int, channel_id: int) -> None:
 
 
 def state(connection: Connection, post_id: int) -> Closing | None:
-    row = connection.execute(select(ClosingPost.__table__).where(_CLOSING.post_id == post_id))
-    found = row.first()
+    found = connection.execute(_STATE, {"post": post_id}).first()
     return None if found is None else Closing(*found)
 
 
 def earlier_in_community(connection: Connection, closing: Closing) -> Closing | None:
     """The first unfinished post closed before this one in its community."""
-    earlier = or_(
-        _CLOSING.closed_at < closing.closed_at,
-        and_(_CLOSING.closed_at == closing.closed_at, _CLOSING.post_id < closing.post_id),
-    )
-    found = connection.execute(
-        select(ClosingPost.__table__)
-        .where(
-            _CLOSING.platform == closing.platform, _CLOSING.community == closing.community, earlier
-        )
-        .order_by(_CLOSING.closed_at, _CLOSING.post_id)
-        .limit(1)
-    ).first()
+    values = {
+        "platform": closing.platform,
+        "community": closing.community,
+        "closed_at": closing.closed_at,
+        "post": closing.post_id,
+    }
+    found = connection.execute(_EARLIER, values).first()
     return None if found is None else Closing(*found)
 
 
@@ -179,35 +229,15 @@ def add_analysis(
 def score_slice(session: Session, post_id: int) -> bool:
     """Add the next slice of answerers; true once the post is finished."""
     connection = session.connection()
-    row = connection.execute(
-        select(
-            _CLOSING.step,
-            _CLOSING.after_user,
-            Post.channel_id,
-            _CLOSING.platform,
-            _CLOSING.community,
-            Post.question_id,
-            Post.option_order,
-            Channel.timezone,
-            Post.posted_at,
-            Post.closed_at,
-        )
-        .join(Post, Post.id == _CLOSING.post_id)
-        .join(Channel, Channel.id == Post.channel_id)
-        .where(_CLOSING.post_id == post_id)
-        .with_for_update(of=ClosingPost.__table__)
-    ).first()
+    row = connection.execute(_LOCKED, {"post": post_id}).first()
     if row is None:
         return True
     if row.step != 1:
         return False  # the analysis goes first
     after: str = row.after_user
+    skip = SLICES.get(connection.dialect.name, SLICE) - 1
     upto = connection.execute(
-        select(Answer.user_id)
-        .where(Answer.post_id == post_id, Answer.user_id > after)
-        .order_by(Answer.user_id)
-        .offset(SLICES.get(connection.dialect.name, SLICE) - 1)
-        .limit(1)
+        _SLICE_END, {"post": post_id, "after": after, "skip": skip}
     ).scalar_one_or_none()
     post = read_models.ClosedPost(
         id=post_id,
@@ -222,11 +252,9 @@ def score_slice(session: Session, post_id: int) -> bool:
     read_models.score_answers(connection, post, after, upto)
     if upto is None:
         post_votes.count_closed_post_votes(connection, post, row.option_order)
-        connection.execute(delete(ClosingPost).where(ClosingPost.post_id == post_id))
+        connection.execute(_FINISHED, {"post": post_id})
         return True
-    connection.execute(
-        update(ClosingPost).where(ClosingPost.post_id == post_id).values(after_user=upto)
-    )
+    connection.execute(_MARK, {"post": post_id, "upto": upto})
     return False
 
 

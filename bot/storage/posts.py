@@ -11,7 +11,7 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Connection, delete, or_, select, update
+from sqlalchemy import Connection, bindparam, delete, or_, select, update
 from sqlalchemy.orm import Session
 
 from bot.domain.records import PostInfo, RevealClaim
@@ -21,6 +21,24 @@ from bot.storage.db_thread import read_in_one_hop, write_in_one_hop
 from bot.storage.liveness import owner_gone
 from bot.storage.models import Channel, Post, Quiz
 from bot.storage.process import PROCESS
+
+# Built once: every close and every post runs these (a statement built anew
+# costs as much CPU as running it).
+_PUBLISHED = (
+    update(Post)
+    .where(Post.id == bindparam("post"))
+    .values(
+        message_id=bindparam("message"),
+        posted_at=bindparam("posted"),
+        closes_at=bindparam("closes"),
+        publish_retry_at=None,
+    )
+)
+_MARK_REVEALED = (
+    update(Post)
+    .where(Post.id == bindparam("post"), Post.revealed_at.is_(None))
+    .values(revealed_at=bindparam("now"))
+)
 
 
 def _reveal_free(claimed_before: datetime) -> Any:
@@ -168,17 +186,10 @@ class PostStore(Store):
     ) -> None:
         """Record the delivered message; the post's clock starts now (one
         write: every post of a fan-out does this)."""
-        record = (
-            update(Post)
-            .where(Post.id == post_id)
-            .values(
-                message_id=message_id,
-                posted_at=posted_at,
-                closes_at=closes_at,
-                publish_retry_at=None,
-            )
+        await self._write_one(
+            _PUBLISHED,
+            {"post": post_id, "message": message_id, "posted": posted_at, "closes": closes_at},
         )
-        await self._write_one(record)
 
     async def publish_failed(self, post_id: int, retry_at: datetime) -> None:
         async with self._sessions.begin() as session:
@@ -346,9 +357,4 @@ class PostStore(Store):
             )
 
     async def mark_revealed(self, post_id: int, now: datetime) -> None:
-        mark = (
-            update(Post)
-            .where(Post.id == post_id, Post.revealed_at.is_(None))
-            .values(revealed_at=now)
-        )
-        await self._write_one(mark)
+        await self._write_one(_MARK_REVEALED, {"post": post_id, "now": now})

@@ -5,8 +5,10 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from datetime import datetime
+from functools import cache
+from typing import Any
 
-from sqlalchemy import delete, exists, insert, or_, select, update
+from sqlalchemy import bindparam, delete, exists, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -15,6 +17,7 @@ from bot.storage.base import RUNNING, Store, quiz_info, rowcount
 from bot.storage.db_thread import write_in_one_hop
 from bot.storage.models import DeckSeen, Post, Quiz
 from bot.storage.process import PROCESS
+from bot.storage.sql import insert_for
 
 
 class QuizStore(Store):
@@ -144,24 +147,15 @@ class QuizStore(Store):
             "publish_by": publish_by,
             "owner": PROCESS,
         }
-        claim = (
-            update(Quiz)
-            .where(Quiz.id == quiz.id, Quiz.posted == expected, Quiz.status == RUNNING)
-            .values(posted=expected + 1)
-        )
-        seen = (
-            self._insert(DeckSeen)
-            .values(channel_id=quiz.channel_id, question_id=question_id)
-            .on_conflict_do_nothing()
-        )
+        claim = {"quiz": quiz.id, "expected": expected, "next": expected + 1}
+        seen = {"channel_id": quiz.channel_id, "question_id": question_id}
 
         def write(session: Session) -> int | None:
-            if not rowcount(session.execute(claim)):
+            connection = session.connection()  # Core: no ORM bookkeeping
+            if not rowcount(connection.execute(_CLAIM_NEXT, claim)):
                 return None
-            post_id: int = session.execute(
-                insert(Post).values(**values).returning(Post.id)
-            ).scalar_one()
-            session.execute(seen)
+            post_id: int = connection.execute(_NEW_POST, values).scalar_one()
+            connection.execute(_seen(self._dialect), seen)
             return post_id
 
         post_id = await write_in_one_hop(self._sessions, write)
@@ -189,6 +183,25 @@ class QuizStore(Store):
             publish_by=publish_by,
             zone=channel.timezone,
         )
+
+
+# The statements of every next question, built once.
+_CLAIM_NEXT = (
+    update(Quiz)
+    .where(
+        Quiz.id == bindparam("quiz"),
+        Quiz.posted == bindparam("expected"),
+        Quiz.status == RUNNING,
+    )
+    .values(posted=bindparam("next"))
+)
+_NEW_POST = insert(Post).returning(Post.id)
+
+
+@cache
+def _seen(dialect: str) -> Any:
+    """Marks a question seen in a channel (its deck), once."""
+    return insert_for(dialect, DeckSeen).on_conflict_do_nothing()
 
 
 def draw_in(
