@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import and_, or_
+from sqlalchemy import Row, and_, or_
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from bot.chat import Target
@@ -133,7 +133,8 @@ def post_info(
     )
 
 
-def quiz_info(quiz: Quiz) -> QuizInfo:
+def quiz_info(quiz: Quiz | Row[Any]) -> QuizInfo:
+    """From the ORM object or a row of the `quizzes` table."""
     return QuizInfo(
         id=quiz.id,
         channel_id=quiz.channel_id,

@@ -11,12 +11,13 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, delete, or_, select, update
+from sqlalchemy import bindparam, delete, or_, select, update
 from sqlalchemy.orm import Session
 
+from bot.chat import Target
 from bot.domain.records import PostInfo, RevealClaim
 from bot.storage import closing
-from bot.storage.base import PUBLISHED_OR_GIVEN_UP, UNPUBLISHED, Store, post_info, rowcount
+from bot.storage.base import PUBLISHED_OR_GIVEN_UP, UNPUBLISHED, Store, rowcount
 from bot.storage.db_thread import read_in_one_hop, write_in_one_hop
 from bot.storage.liveness import owner_gone
 from bot.storage.models import Channel, Post, Quiz
@@ -41,6 +42,70 @@ _MARK_REVEALED = (
 )
 
 
+# A post with its channel and quiz, as the answer path and the close read it
+# (Core columns: loading ORM objects cost more than the query).
+_POST = (
+    select(
+        Post.id,
+        Post.channel_id,
+        Post.quiz_id,
+        Post.kind,
+        Post.sequence,
+        Post.question_id,
+        Post.option_order,
+        Post.correct_slot,
+        Post.seconds,
+        Post.posted_at,
+        Post.closes_at,
+        Post.closed_at,
+        Post.message_id,
+        Post.publish_attempts,
+        Post.publish_by,
+        Post.review_share,
+        Post.review_of,
+        Channel.platform,
+        Channel.community,
+        Channel.channel,
+        Channel.mode,
+        Channel.timezone,
+        Quiz.expected_players,
+        Quiz.teams,
+        Quiz.question_ids,
+    )
+    .join(Channel, Channel.id == Post.channel_id)
+    .outerjoin(Quiz, Quiz.id == Post.quiz_id)
+    .where(Post.id == bindparam("post"))
+)
+
+
+def _post_from_row(row: Any) -> PostInfo:
+    return PostInfo(
+        id=row.id,
+        channel_id=row.channel_id,
+        target=Target(row.platform, row.community, row.channel),
+        quiz_id=row.quiz_id,
+        kind=row.kind,
+        sequence=row.sequence,
+        question_id=row.question_id,
+        option_order=list(row.option_order),
+        correct_slot=row.correct_slot,
+        seconds=row.seconds,
+        posted_at=row.posted_at,
+        closes_at=row.closes_at,
+        closed_at=row.closed_at,
+        message_id=row.message_id,
+        expected_players=row.expected_players,
+        teams=row.teams,
+        quiz_total=None if row.question_ids is None else len(row.question_ids),
+        study=row.mode == "study",
+        publish_attempts=row.publish_attempts or 0,
+        publish_by=row.publish_by,
+        zone=row.timezone,
+        review_share=row.review_share,
+        review_of=row.review_of,
+    )
+
+
 def _reveal_free(claimed_before: datetime) -> Any:
     return or_(Post.reveal_claimed_at.is_(None), Post.reveal_claimed_at < claimed_before)
 
@@ -52,23 +117,8 @@ class PostStore(Store):
         self._finishing: dict[tuple[str, str], asyncio.Lock] = {}
 
     async def post(self, post_id: int) -> PostInfo | None:
-        query = (
-            select(Post, Channel, Quiz.expected_players, Quiz.teams, Quiz.question_ids)
-            .join(Channel, Channel.id == Post.channel_id)
-            .outerjoin(Quiz, Quiz.id == Post.quiz_id)
-            .where(Post.id == post_id)
-        )
-
-        def read(connection: Connection) -> PostInfo | None:
-            # A synchronous session over the read connection: one hand-off.
-            with Session(connection) as session:
-                row = session.execute(query).one_or_none()
-                if row is None:
-                    return None
-                total = None if row[4] is None else len(row[4])
-                return post_info(row[0], row[1], row[2], row[3], total)
-
-        return await read_in_one_hop(self._reader, read)
+        rows = await self._read_rows(_POST, {"post": post_id})
+        return _post_from_row(rows[0]) if rows else None
 
     async def open_posts(self, quiz_id: int) -> list[int]:
         async with self._reads() as session:

@@ -65,9 +65,8 @@ class QuizStore(Store):
             return None
 
     async def quiz(self, quiz_id: int) -> QuizInfo | None:
-        async with self._reads() as session:
-            quiz = await session.get(Quiz, quiz_id)
-            return quiz_info(quiz) if quiz else None
+        rows = await self._read_rows(_QUIZ, {"quiz": quiz_id})
+        return quiz_info(rows[0]) if rows else None
 
     async def running_quiz(self, channel_id: int) -> QuizInfo | None:
         async with self._reads() as session:
@@ -186,6 +185,7 @@ class QuizStore(Store):
 
 
 # The statements of every next question, built once.
+_QUIZ = select(Quiz.__table__).where(Quiz.__table__.c.id == bindparam("quiz"))
 _CLAIM_NEXT = (
     update(Quiz)
     .where(
