@@ -132,6 +132,7 @@ bench: $(STAMP) catalogs
 	$(BIN)/python bench/texts.py
 	$(BIN)/python bench/abuse.py
 	$(BIN)/python bench/slack_clicks.py
+	$(BIN)/python bench/close_cpu.py
 
 clean:
 	rm -rf $(VENV) $(LOCK_VENV) .mypy_cache .ruff_cache .pytest_cache .benchmarks build dist *.egg-info

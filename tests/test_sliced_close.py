@@ -158,3 +158,35 @@ async def test_a_later_close_in_the_community_finishes_an_earlier_one_first(
 
     assert await check_read_models(engine) == ([], 0)
     assert await _count(engine, select(func.sum(ChannelScore.answered))) == 2 * members
+
+
+async def test_a_member_who_forgets_themselves_during_a_sliced_close_is_counted_nowhere(
+    host: Host, engine: AsyncEngine
+) -> None:
+    """Forgetting recounts the votes of every closed question the member
+    answered, a question still being counted too; the close's last slice then
+    replaces that row rather than failing on it, and the counts add up."""
+    _, members = _sizes(engine)
+    await host.start(questions=2, seconds=600)
+    await _answer_all(host, members)
+    await _fail_second_slice(engine)
+    try:
+        await host.close_current()
+    finally:
+        await _let_slices_through(engine)
+    assert await _count(engine, select(func.count()).select_from(ClosingPost)) == 1
+
+    leaver = "m0001"  # in the slice already counted
+    reply = await host.command("forget-me", user=leaver, moderator=False)
+    assert await _count(engine, select(func.count()).select_from(PostVotes)) == 1, reply.text
+
+    after = restart(host)
+    host.clock.advance(31)
+    await after.service.tick()
+
+    assert await check_read_models(engine) == ([], 0)
+    assert await _count(engine, select(func.count()).select_from(ClosingPost)) == 0
+    assert await _count(engine, select(func.sum(PostVotes.answered))) == members - 1
+    assert await _count(engine, select(func.sum(ChannelScore.answered))) == members - 1
+    stats = await after.stats(leaver)
+    assert stats.answered == 0
