@@ -26,7 +26,7 @@ import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from common import ROOT, NullAdapter, WriterHolds, postgres_schema
+from common import ROOT, HeldClock, NullAdapter, WriterHolds, postgres_schema
 from sqlalchemy import event
 
 from bot.chat import Interaction, MessageRef, OutMessage, Target
@@ -37,19 +37,6 @@ from bot.storage.repository import Repository
 
 START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 SECONDS = 20
-
-
-class SetClock:
-    """Moves only when told; waits return at once."""
-
-    def __init__(self, moment: datetime) -> None:
-        self.moment = moment
-
-    def now(self) -> datetime:
-        return self.moment
-
-    async def wait(self, event: asyncio.Event, seconds: float | None) -> None:
-        return None
 
 
 class ChannelsAdapter(NullAdapter):
@@ -84,7 +71,7 @@ async def measure(url: str, options: argparse.Namespace, search_path: str | None
     database = open_database(url, search_path=search_path)
     await upgrade(database.writer)
     catalog, _ = load_banks([ROOT / "questions"])
-    clock = SetClock(START)
+    clock = HeldClock(START)
     service = QuizService(Repository(database), catalog, clock, random.Random(1))
     adapter = ChannelsAdapter()
     service.register(adapter)

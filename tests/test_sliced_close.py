@@ -92,6 +92,15 @@ async def _answer_all(host: Host, members_count: int) -> tuple[int, str]:
     return (members_count + 3) // 4, right
 
 
+async def _close_failing_after_one_slice(host: Host, engine: AsyncEngine) -> None:
+    """Close the open question with the database refusing its second slice."""
+    await _fail_second_slice(engine)
+    try:
+        await host.close_current()
+    finally:
+        await _let_slices_through(engine)
+
+
 async def test_a_failure_between_slices_is_finished_by_the_next_process_and_counted_once(
     host: Host, engine: AsyncEngine
 ) -> None:
@@ -99,11 +108,7 @@ async def test_a_failure_between_slices_is_finished_by_the_next_process_and_coun
     await host.start(questions=2, seconds=600)
     question = host.current()
     right_answers, _ = await _answer_all(host, members)
-    await _fail_second_slice(engine)
-    try:
-        await host.close_current()
-    finally:
-        await _let_slices_through(engine)
+    await _close_failing_after_one_slice(host, engine)
 
     # Closed and revealed; the next question is up; one slice counted.
     [reveal] = host.adapter.edits_of(question.message_id)
@@ -148,11 +153,7 @@ async def test_a_later_close_in_the_community_finishes_an_earlier_one_first(
     _, members = _sizes(engine)
     await host.start(questions=2, seconds=600)
     await _answer_all(host, members)
-    await _fail_second_slice(engine)
-    try:
-        await host.close_current()
-    finally:
-        await _let_slices_through(engine)
+    await _close_failing_after_one_slice(host, engine)
     await _answer_all(host, members)
     await host.close_current()
 
@@ -169,11 +170,7 @@ async def test_a_member_who_forgets_themselves_during_a_sliced_close_is_counted_
     _, members = _sizes(engine)
     await host.start(questions=2, seconds=600)
     await _answer_all(host, members)
-    await _fail_second_slice(engine)
-    try:
-        await host.close_current()
-    finally:
-        await _let_slices_through(engine)
+    await _close_failing_after_one_slice(host, engine)
     assert await _count(engine, select(func.count()).select_from(ClosingPost)) == 1
 
     leaver = "m0001"  # in the slice already counted

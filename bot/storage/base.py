@@ -100,8 +100,8 @@ def channel_info(row: Channel) -> ChannelInfo:
 
 
 def post_info(
-    post: Post,
-    channel: Channel,
+    post: Post | Row[Any],
+    channel: Channel | Row[Any],
     expected_players: int | None = None,
     teams: int | None = None,
     quiz_total: int | None = None,

@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 
 from bot.chat import Target
 from bot.domain.records import CardState, Recall, ReviewSessionInfo
+from bot.storage.answerer_slices import slice_end
 from bot.storage.base import Store, rowcount
 from bot.storage.db_thread import write_in_one_hop
 from bot.storage.models import (
@@ -332,13 +333,6 @@ def _to_review(which: Any) -> Any:
 _WAITING = select(Post.id).where(
     Post.id == bindparam("post"), Post.cards_applied_at.is_(None), Post.closed_at.is_not(None)
 )
-_SLICE_END = (
-    select(Answer.user_id)
-    .where(Answer.post_id == bindparam("post"), Answer.user_id > bindparam("after"))
-    .order_by(Answer.user_id)
-    .offset(bindparam("skip"))
-    .limit(1)
-)
 _IN_SLICE = (Answer.post_id == bindparam("post")) & (Answer.user_id > bindparam("after"))
 _SLICE_UPTO = _to_review(_IN_SLICE & (Answer.user_id <= bindparam("upto")))
 _SLICE_REST = _to_review(_IN_SLICE)
@@ -390,8 +384,7 @@ def _apply_slice(
     if connection.execute(_WAITING, {"post": post_id}).first() is None:
         return False
     values: dict[str, Any] = {"post": post_id, "after": after}
-    skip = SLICES.get(connection.dialect.name, SLICE) - 1
-    upto = connection.execute(_SLICE_END, {**values, "skip": skip}).scalar_one_or_none()
+    upto = slice_end(connection, post_id, after, SLICES.get(connection.dialect.name, SLICE))
     if upto is None:
         _apply_answers(session, _SLICE_REST, values, reviewer)
         connection.execute(_APPLIED, {"post": post_id, "now": now})

@@ -39,6 +39,7 @@ from sqlalchemy.orm import Session
 
 from bot.domain.rules import zone_or_utc
 from bot.storage import item_analysis, post_votes, read_models
+from bot.storage.answerer_slices import slice_end
 from bot.storage.models import Answer, Channel, ClosingPost, DailyStreak, Post
 
 # Answerers per slice. On SQLite a click in another channel waits for the
@@ -127,14 +128,6 @@ _LOCKED = (
     .join(Channel, Channel.id == Post.channel_id)
     .where(_CLOSING.post_id == bindparam("post"))
     .with_for_update(of=ClosingPost.__table__)
-)
-# The last answerer of the slice after `after` (None: the rest is the last slice).
-_SLICE_END = (
-    select(Answer.user_id)
-    .where(Answer.post_id == bindparam("post"), Answer.user_id > bindparam("after"))
-    .order_by(Answer.user_id)
-    .offset(bindparam("skip"))
-    .limit(1)
 )
 _FINISHED = delete(ClosingPost).where(ClosingPost.post_id == bindparam("post"))
 _MARK = (
@@ -235,10 +228,7 @@ def score_slice(session: Session, post_id: int) -> bool:
     if row.step != 1:
         return False  # the analysis goes first
     after: str = row.after_user
-    skip = SLICES.get(connection.dialect.name, SLICE) - 1
-    upto = connection.execute(
-        _SLICE_END, {"post": post_id, "after": after, "skip": skip}
-    ).scalar_one_or_none()
+    upto = slice_end(connection, post_id, after, SLICES.get(connection.dialect.name, SLICE))
     post = read_models.ClosedPost(
         id=post_id,
         channel_id=row.channel_id,

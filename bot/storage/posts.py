@@ -11,13 +11,12 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import bindparam, delete, or_, select, update
+from sqlalchemy import Row, bindparam, delete, or_, select, update
 from sqlalchemy.orm import Session
 
-from bot.chat import Target
 from bot.domain.records import PostInfo, RevealClaim
 from bot.storage import closing
-from bot.storage.base import PUBLISHED_OR_GIVEN_UP, UNPUBLISHED, Store, rowcount
+from bot.storage.base import PUBLISHED_OR_GIVEN_UP, UNPUBLISHED, Store, post_info, rowcount
 from bot.storage.db_thread import read_in_one_hop, write_in_one_hop
 from bot.storage.liveness import owner_gone
 from bot.storage.models import Channel, Post, Quiz
@@ -78,32 +77,10 @@ _POST = (
 )
 
 
-def _post_from_row(row: Any) -> PostInfo:
-    return PostInfo(
-        id=row.id,
-        channel_id=row.channel_id,
-        target=Target(row.platform, row.community, row.channel),
-        quiz_id=row.quiz_id,
-        kind=row.kind,
-        sequence=row.sequence,
-        question_id=row.question_id,
-        option_order=list(row.option_order),
-        correct_slot=row.correct_slot,
-        seconds=row.seconds,
-        posted_at=row.posted_at,
-        closes_at=row.closes_at,
-        closed_at=row.closed_at,
-        message_id=row.message_id,
-        expected_players=row.expected_players,
-        teams=row.teams,
-        quiz_total=None if row.question_ids is None else len(row.question_ids),
-        study=row.mode == "study",
-        publish_attempts=row.publish_attempts or 0,
-        publish_by=row.publish_by,
-        zone=row.timezone,
-        review_share=row.review_share,
-        review_of=row.review_of,
-    )
+def _post_from_row(row: Row[Any]) -> PostInfo:
+    """A `_POST` row: it carries the post's and the channel's columns."""
+    total = None if row.question_ids is None else len(row.question_ids)
+    return post_info(row, row, row.expected_players, row.teams, total)
 
 
 def _reveal_free(claimed_before: datetime) -> Any:
