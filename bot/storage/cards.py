@@ -109,6 +109,7 @@ class CardStore(Store):
             done = await write_in_one_hop(
                 self._sessions,
                 partial(_apply_slice, post_id=post_id, after=after, now=now, reviewer=reviewer),
+                preemptible=True,
             )
             if done is False:
                 return not first

@@ -28,6 +28,8 @@ from sqlalchemy.orm import Session
 from sqlalchemy.pool import StaticPool
 from sqlalchemy.util import greenlet_spawn
 
+from bot.storage.preemption import MAX_YIELDS, Preempted, Preemption
+
 T = TypeVar("T")
 
 # One synchronous engine per aiosqlite connection, made on its first use. Weakly
@@ -86,26 +88,66 @@ async def read_in_one_hop(engine: AsyncEngine, work: Callable[[Connection], T]) 
 
 
 async def write_in_one_hop(
-    sessions: async_sessionmaker[AsyncSession], work: Callable[[Session], T]
+    sessions: async_sessionmaker[AsyncSession],
+    work: Callable[[Session], T],
+    *,
+    preemptible: bool = False,
 ) -> T:
     """Run `work(session)` in one write transaction and return what it returns.
 
     On SQLite the whole transaction (BEGIN IMMEDIATE, the statements, COMMIT)
     runs in the write connection's worker thread, on a synchronous session
     over the same sqlite3 connection: one hand-off, whatever the statements.
-    On PostgreSQL it is an ordinary transaction (`AsyncSession.run_sync`)."""
+    On PostgreSQL it is an ordinary transaction (`AsyncSession.run_sync`).
+
+    `preemptible` timer work on SQLite rolls back and runs again when a
+    member's work waits for the writer (preemption.py); `work` must then be
+    a transaction that can simply be run again."""
     engine = sessions.kw["bind"]
     if engine.dialect.name != "sqlite":
         async with sessions.begin() as session:
             return await session.run_sync(work)
+    yields = 0
+    while True:
+        preemption = Preemption() if preemptible and yields < MAX_YIELDS else None
+        try:
+            return await _write_in_thread(engine, work, preemption)
+        except Preempted:
+            yields += 1
+
+
+async def _write_in_thread(
+    engine: AsyncEngine, work: Callable[[Session], T], preemption: Preemption | None
+) -> T:
+    pool: Any = engine.sync_engine.pool
     async with engine.connect() as connection:
 
         def transaction(driver: Any) -> T:
             sync = _sync_engine(driver, "BEGIN IMMEDIATE")
-            with Session(sync, expire_on_commit=False) as session, session.begin():
-                return work(session)
+            if preemption is None:
+                with Session(sync, expire_on_commit=False) as session, session.begin():
+                    return work(session)
+            preemption.watch(driver._conn)
+            try:
+                with Session(sync, expire_on_commit=False) as session, session.begin():
+                    done = work(session)
+                    preemption.committing()
+                    return done
+            except (OperationalError, sqlite3.OperationalError):
+                if preemption.requested:  # the statement was stopped: rolled back
+                    raise Preempted from None
+                raise
+            finally:
+                preemption.unwatch(driver._conn)
 
-        return await _in_thread(connection, transaction)
+        if preemption is None:
+            return await _in_thread(connection, transaction)
+        registry: set[Preemption] = getattr(pool, "preemptible", set())
+        registry.add(preemption)
+        try:
+            return await _in_thread(connection, transaction)
+        finally:
+            registry.discard(preemption)
 
 
 def _sync_engine(driver: Any, begin: str) -> Engine:

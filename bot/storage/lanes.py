@@ -16,7 +16,8 @@ connection takes its nested ones without waiting (no deadlock). A quarter
 of the slots (at least one) stay open to timer work even while clicks
 wait, queued behind them, so a steady stream of clicks never starves the
 closes; on SQLite's one writer that one slot means a click waits for at
-most the one piece of timer work in progress.
+most the one piece of timer work in progress, and a close's slice gives
+way at once (preemption.py).
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ from typing import Any
 
 from sqlalchemy.pool import AsyncAdaptedQueuePool, ConnectionPoolEntry
 from sqlalchemy.util import await_only
+
+from bot.storage.preemption import Preemption
 
 _BACKGROUND: ContextVar[bool] = ContextVar("quiz_background_work", default=False)
 
@@ -125,6 +128,8 @@ class LanePool(AsyncAdaptedQueuePool):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.lanes = Lanes(self.background_slots)
+        # Timer work running now that gives way to a member (preemption.py).
+        self.preemptible: set[Preemption] = set()
         # The background connections out: pool entry's id -> the task that took it.
         self._background: dict[int, asyncio.Task[Any] | None] = {}
 
@@ -133,6 +138,9 @@ class LanePool(AsyncAdaptedQueuePool):
         # (and so its lane) it shares; await_only waits on the event loop.
         lanes = self.lanes
         if not is_background():
+            if self.preemptible and not self.checkedin():
+                for preemption in self.preemptible:
+                    preemption.request()
             lanes.foreground_enters()
             try:
                 return super()._do_get()

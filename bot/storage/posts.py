@@ -323,7 +323,7 @@ class PostStore(Store):
                 closing.add_analysis(session, current, counts)
             return closing.score_slice(session, current.post_id)
 
-        while not await write_in_one_hop(self._sessions, next_slice):
+        while not await write_in_one_hop(self._sessions, next_slice, preemptible=True):
             current = replace(current, step=1)
 
     async def unfinished_closes(self, closed_before: datetime) -> list[int]:

@@ -1,0 +1,58 @@
+"""A slice of a close gives SQLite's one writer to a member's click at once.
+
+A big close is counted in slices (closing.py, cards.py), each a short write
+transaction; but a click in another channel that arrives while a slice holds
+the writer still waits for the rest of that slice (a few milliseconds: ten
+times a click's own time). So a slice run as `preemptible` watches for a
+member waiting for the write connection: the statement in progress stops
+(SQLite's progress handler, polled every few hundred VM steps in the write
+thread), the slice rolls back and is run again after the click. The COMMIT
+is never stopped: once the slice's work is done, finishing it costs the
+member less than running it again costs the close.
+
+A slice that has given way `MAX_YIELDS` times in a row runs to its end the
+next time, so a steady stream of clicks slows a close but never starves it.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+# VM steps between two looks at the flag (a few tens of microseconds).
+STEPS = 400
+MAX_YIELDS = 3
+
+
+class Preempted(Exception):
+    """The slice gave way to a member's click; it was rolled back."""
+
+
+class Preemption:
+    """One preemptible transaction on SQLite's write connection: the event
+    loop asks it to give way (`request`), the write thread watches."""
+
+    # Two flags, each written by one thread and read by the other: a plain
+    # attribute write is atomic under the GIL, and a late look costs only a
+    # few more VM steps.
+    def __init__(self) -> None:
+        self.requested = False
+        self._stoppable = True
+
+    def request(self) -> None:
+        """A member waits for the write connection (event loop side)."""
+        self.requested = True
+
+    def watch(self, connection: sqlite3.Connection) -> None:
+        """Write thread: stop the running statement once asked."""
+        connection.set_progress_handler(self._stop_now, STEPS)
+
+    def unwatch(self, connection: sqlite3.Connection) -> None:
+        connection.set_progress_handler(None, 0)
+
+    def committing(self) -> None:
+        """Write thread: the work is done; its COMMIT is never stopped (it
+        costs the member less than the slice run again would)."""
+        self._stoppable = False
+
+    def _stop_now(self) -> int:
+        return 1 if self.requested and self._stoppable else 0

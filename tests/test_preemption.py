@@ -1,0 +1,148 @@
+"""On SQLite's one writer, a slice of timer work gives way to a member's
+click (bot/storage/preemption.py): the slice rolls back half-way and runs
+again after the click, and what it writes is written once."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import func, select, text
+from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker
+from sqlalchemy.orm import Session
+
+from bot.storage import closing
+from bot.storage.db import Database, check_read_models, open_database
+from bot.storage.db_thread import write_in_one_hop
+from bot.storage.lanes import in_background
+from bot.storage.models import ChannelScore, ClosingPost
+from bot.storage.preemption import MAX_YIELDS
+from tests.conftest import Host
+
+# Counting to this takes SQLite seconds: far longer than a click's write.
+_LONG_COUNT = (
+    "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 50000000) "
+    "SELECT count(*) FROM n"
+)
+# Long enough for the progress handler to look at least once.
+_SHORT_COUNT = _LONG_COUNT.replace("50000000", "20000")
+
+
+@pytest.fixture
+async def sqlite_database(tmp_path: Path) -> AsyncIterator[Database]:
+    database = open_database(f"sqlite+aiosqlite:///{tmp_path / 'preempt.db'}")
+    async with database.writer.begin() as connection:
+        await connection.execute(text("CREATE TABLE written (what TEXT NOT NULL)"))
+    yield database
+    await database.dispose()
+
+
+def _sessions(database: Database) -> async_sessionmaker[Any]:
+    return async_sessionmaker(database.writer, expire_on_commit=False)
+
+
+def _insert(what: str) -> Any:
+    return lambda session: session.execute(
+        text("INSERT INTO written (what) VALUES (:what)"), {"what": what}
+    )
+
+
+async def _written(engine: AsyncEngine) -> list[str]:
+    async with engine.connect() as connection:
+        rows = await connection.execute(text("SELECT what FROM written ORDER BY rowid"))
+        return [what for (what,) in rows]
+
+
+async def test_a_click_is_written_before_the_long_slice_it_arrived_during(
+    sqlite_database: Database,
+) -> None:
+    sessions = _sessions(sqlite_database)
+    attempts = 0
+    counting = asyncio.Event()
+    loop = asyncio.get_running_loop()
+
+    def long_slice(session: Session) -> None:
+        nonlocal attempts
+        attempts += 1
+        _insert("slice")(session)
+        if attempts == 1:
+            loop.call_soon_threadsafe(counting.set)
+            session.execute(text(_LONG_COUNT))  # stopped by the click
+
+    async def timer_work() -> None:
+        with in_background():
+            await write_in_one_hop(sessions, long_slice, preemptible=True)
+
+    slice_task = asyncio.create_task(timer_work())
+    await counting.wait()
+    await write_in_one_hop(sessions, _insert("click"))  # a member's write
+    await slice_task
+
+    # The click did not wait for the count; the slice ran again after it,
+    # and its first attempt's row was rolled back.
+    assert await _written(sqlite_database.writer) == ["click", "slice"]
+    assert attempts == 2
+
+
+async def test_a_slice_that_gave_way_again_and_again_runs_to_its_end(
+    sqlite_database: Database,
+) -> None:
+    """A steady stream of clicks slows timer work but never starves it."""
+    sessions = _sessions(sqlite_database)
+    pool: Any = sqlite_database.writer.sync_engine.pool
+    attempts = 0
+
+    def always_interrupted(session: Session) -> None:
+        nonlocal attempts
+        attempts += 1
+        _insert(f"attempt {attempts}")(session)
+        for preemption in list(pool.preemptible):  # as if a click came each time
+            preemption.request()
+        session.execute(text(_SHORT_COUNT))
+
+    with in_background():
+        await write_in_one_hop(sessions, always_interrupted, preemptible=True)
+
+    assert attempts == MAX_YIELDS + 1
+    assert await _written(sqlite_database.writer) == [f"attempt {MAX_YIELDS + 1}"]
+
+
+async def test_a_close_whose_every_slice_gives_way_half_way_counts_each_answer_once(
+    host: Host, engine: AsyncEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if engine.dialect.name != "sqlite":
+        pytest.skip("PostgreSQL has no single writer: its slices never give way")
+    size = closing.SLICES["sqlite"]
+    members = 2 * size + size // 2
+    pool: Any = engine.sync_engine.pool
+    calls = 0
+    score_slice = closing.score_slice
+
+    def interrupted_every_other_time(session: Session, post_id: int) -> bool:
+        nonlocal calls
+        calls += 1
+        if calls % 2:  # a click arrives as the slice begins
+            for preemption in list(pool.preemptible):
+                preemption.request()
+        return score_slice(session, post_id)
+
+    monkeypatch.setattr(closing, "score_slice", interrupted_every_other_time)
+    await host.start(questions=2, seconds=600)
+    right = host.correct_letter()
+    replies = await asyncio.gather(*(host.click(f"m{n:04d}", right) for n in range(members)))
+    assert all(reply.text.startswith("Locked in") for reply in replies)
+    await host.close_current()
+
+    assert calls == 2 * 3  # three slices, each stopped once and run again
+    assert await check_read_models(engine) == ([], 0)
+    async with engine.connect() as connection:
+        answered = (await connection.execute(select(func.sum(ChannelScore.answered)))).scalar()
+        closing_left = (
+            await connection.execute(select(func.count()).select_from(ClosingPost))
+        ).scalar()
+    assert (answered, closing_left) == (members, 0)
+    board = await host.leaderboard()
+    assert len(board) == 10 and len({points for _, points in board}) == 1
