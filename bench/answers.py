@@ -6,11 +6,11 @@ given) on PostgreSQL, then how long closing the question takes (the close counts
 its 10,000 answers on the boards), while channel B's members click at a steady
 80/s: B's p99 during the close against B's idle p99 (goal <= 1.5x, none over
 3 s) and, on SQLite, every hold of the writer during the close (goal: longest
-<= 50 ms) beside a bare aiosqlite transaction's. The clicks run with the heap frozen after
-set-up, as `quizmaster run` runs once connected (bot/heap.py). Timings vary
-on shared machines, so each run also times the bare floor: the same number of
-coroutines each waiting for a future that a batch resolves, with no quiz and
-no storage.
+<= 50 ms) beside a bare aiosqlite transaction's. The clicks and the close
+run with the heap frozen after set-up, as `quizmaster run` runs once
+connected (bot/heap.py). Timings vary on shared machines, so each run also
+times the bare floor: the same number of coroutines each waiting for a
+future that a batch resolves, with no quiz and no storage.
 
     python bench/answers.py [--members 10000] [--postgres URL]
 """
@@ -83,60 +83,61 @@ async def measure(
         latencies.append(time.perf_counter() - started)
         assert reply.text.startswith("Locked in"), reply.text
 
-    # The heap as `quizmaster run` keeps it once connected: what start-up made
-    # is frozen, out of the collector's walk (bot/heap.py).
+    # The heap as `quizmaster run` keeps it once connected, for the clicks and
+    # the close: what start-up made is frozen, out of the collector's walk
+    # (bot/heap.py); a full collection walking it stalled the close 80-90 ms.
     with start_up_frozen():
         began = time.perf_counter()
         await asyncio.gather(*(click(member) for member in range(members)))
         elapsed = time.perf_counter() - began
-    post_id, _ = parse_answer_custom_id(buttons[0]) or (0, 0)
-    stored = await service.repository.answers.answer_count(post_id)
-    latencies.sort()
-    p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))]
-    backend = engine.dialect.name
-    print(
-        f"{backend:<10} {members} answers stored={stored}  "
-        f"{members / elapsed:,.0f} answers/s  "
-        f"p50 {statistics.median(latencies) * 1000:.1f} ms  p99 {p99 * 1000:.1f} ms  "
-        f"(goal: >= 25,000 answers/s, p99 < 300 ms, every answer stored once)"
-    )
-    other = PacedClicks(service, other_buttons, rate)
-    idle = await other.for_seconds(5.0)
-    holds = WriterHolds()
-    if backend == "sqlite":
-        await holds.attach(engine)
-    clicking = asyncio.create_task(other.until_stopped())
-    await asyncio.sleep(0.5)
-    began = time.perf_counter()
-    await service.stop(CHANNEL)
-    ended = time.perf_counter()
-    closing = ended - began
-    await asyncio.sleep(0.5)
-    other.stop.set()
-    during = [took for at, took in await clicking if began <= at <= ended]
-    print(f"{backend:<10} closing it, which counts its answers on the boards: {closing:.2f} s")
-    idle_p99, during_p99 = percentile(idle, 0.99) * 1000, percentile(during, 0.99) * 1000
-    late = sum(1 for took in during if took > 3.0)
-    print(f"{backend:<10} channel B clicked at {rate:g}/s:")
-    print(f"{'':<10}   p99 {idle_p99:.1f} ms idle ({len(idle)} clicks)")
-    print(f"{'':<10}   p99 {during_p99:.1f} ms during the close ({len(during)} clicks)")
-    print(f"{'':<10}   {during_p99 / idle_p99:.2f}x (goal <= 1.5x); {late} over 3 s (goal 0)")
-    if backend == "sqlite":
-        if os.environ.get("BENCH_HOLDS"):
-            for seconds, cpu_seconds, statements in holds.longest(5):
-                shown = " | ".join(s[:40].replace("\n", " ") for s in statements[:4])
-                print(
-                    f"  {seconds * 1000:.1f} ms (CPU {cpu_seconds * 1000:.1f} ms), "
-                    f"{len(statements)} statements: {shown}"
-                )
-        taken, cpu = holds.take()
-        bare = await bare_hold(str(engine.url.database))
+        post_id, _ = parse_answer_custom_id(buttons[0]) or (0, 0)
+        stored = await service.repository.answers.answer_count(post_id)
+        latencies.sort()
+        p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))]
+        backend = engine.dialect.name
         print(
-            f"{backend:<10} SQLite's writer held {len(taken)} times during the close, longest "
-            f"{max(taken) * 1000:.1f} ms (goal <= 50 ms; the most CPU one hold used: "
-            f"{max(cpu) * 1000:.1f} ms); a bare aiosqlite empty transaction held it up to "
-            f"{bare * 1000:.1f} ms"
+            f"{backend:<10} {members} answers stored={stored}  "
+            f"{members / elapsed:,.0f} answers/s  "
+            f"p50 {statistics.median(latencies) * 1000:.1f} ms  p99 {p99 * 1000:.1f} ms  "
+            f"(goal: >= 25,000 answers/s, p99 < 300 ms, every answer stored once)"
         )
+        other = PacedClicks(service, other_buttons, rate)
+        idle = await other.for_seconds(5.0)
+        holds = WriterHolds()
+        if backend == "sqlite":
+            await holds.attach(engine)
+        clicking = asyncio.create_task(other.until_stopped())
+        await asyncio.sleep(0.5)
+        began = time.perf_counter()
+        await service.stop(CHANNEL)
+        ended = time.perf_counter()
+        closing = ended - began
+        await asyncio.sleep(0.5)
+        other.stop.set()
+        during = [took for at, took in await clicking if began <= at <= ended]
+        print(f"{backend:<10} closing it, which counts its answers on the boards: {closing:.2f} s")
+        idle_p99, during_p99 = percentile(idle, 0.99) * 1000, percentile(during, 0.99) * 1000
+        late = sum(1 for took in during if took > 3.0)
+        print(f"{backend:<10} channel B clicked at {rate:g}/s:")
+        print(f"{'':<10}   p99 {idle_p99:.1f} ms idle ({len(idle)} clicks)")
+        print(f"{'':<10}   p99 {during_p99:.1f} ms during the close ({len(during)} clicks)")
+        print(f"{'':<10}   {during_p99 / idle_p99:.2f}x (goal <= 1.5x); {late} over 3 s (goal 0)")
+        if backend == "sqlite":
+            if os.environ.get("BENCH_HOLDS"):
+                for seconds, cpu_seconds, statements in holds.longest(5):
+                    shown = " | ".join(s[:40].replace("\n", " ") for s in statements[:4])
+                    print(
+                        f"  {seconds * 1000:.1f} ms (CPU {cpu_seconds * 1000:.1f} ms), "
+                        f"{len(statements)} statements: {shown}"
+                    )
+            taken, cpu = holds.take()
+            bare = await bare_hold(str(engine.url.database))
+            print(
+                f"{backend:<10} SQLite's writer held {len(taken)} times during the close, longest "
+                f"{max(taken) * 1000:.1f} ms (goal <= 50 ms; the most CPU one hold used: "
+                f"{max(cpu) * 1000:.1f} ms); a bare aiosqlite empty transaction held it up to "
+                f"{bare * 1000:.1f} ms"
+            )
     if checkpoints is not None:
         await checkpoints.stop()
     await database.dispose()
