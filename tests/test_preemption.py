@@ -14,11 +14,11 @@ from sqlalchemy import func, select, text
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker
 from sqlalchemy.orm import Session
 
-from bot.storage import closing
+from bot.storage import cards, closing
 from bot.storage.db import Database, check_read_models, open_database
 from bot.storage.db_thread import write_in_one_hop
 from bot.storage.lanes import in_background
-from bot.storage.models import ChannelScore, ClosingPost
+from bot.storage.models import CardReview, ChannelScore, ClosingPost, ReviewCard
 from bot.storage.preemption import MAX_YIELDS
 from tests.conftest import Host
 
@@ -146,3 +146,43 @@ async def test_a_close_whose_every_slice_gives_way_half_way_counts_each_answer_o
     assert (answered, closing_left) == (members, 0)
     board = await host.leaderboard()
     assert len(board) == 10 and len({points for _, points in board}) == 1
+
+
+async def test_review_cards_whose_every_slice_gives_way_half_way_count_each_answer_once(
+    host: Host, engine: AsyncEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if engine.dialect.name != "sqlite":
+        pytest.skip("PostgreSQL has no single writer: its slices never give way")
+    size = cards.SLICES["sqlite"]
+    members = 2 * size + size // 2
+    pool: Any = engine.sync_engine.pool
+    calls = 0
+    apply_slice = cards._apply_slice
+
+    def interrupted_every_other_time(session: Session, **slice_of: Any) -> Any:
+        nonlocal calls
+        calls += 1
+        if calls % 2:
+            for preemption in list(pool.preemptible):
+                preemption.request()
+        return apply_slice(session, **slice_of)
+
+    monkeypatch.setattr(cards, "_apply_slice", interrupted_every_other_time)
+    await host.start(questions=2, seconds=600)
+    wrong = host.wrong_letter()
+    await asyncio.gather(*(host.click(f"m{n:04d}", wrong) for n in range(members)))
+    await host.close_current()
+
+    assert calls == 2 * 3
+    async with engine.connect() as connection:
+        reviews = (
+            await connection.execute(
+                select(ReviewCard.reviews, ReviewCard.misses, func.count()).group_by(
+                    ReviewCard.reviews, ReviewCard.misses
+                )
+            )
+        ).all()
+        marked = (await connection.execute(select(func.count()).select_from(CardReview))).scalar()
+    # Every member's missed question is one card, reviewed once, missed once.
+    assert [tuple(row) for row in reviews] == [(1, 1, members)]
+    assert marked == members
