@@ -96,6 +96,9 @@ async def settle(engine: AsyncEngine) -> None:
     async with engine.connect() as connection:
         autocommit = await connection.execution_options(isolation_level="AUTOCOMMIT")
         await autocommit.execute(text("VACUUM ANALYZE"))
+        # And its checkpointer: the million rows' pages otherwise go to disk
+        # during the timed calls (one run's stats p95 5.2 ms, 3.0 ms alone).
+        await autocommit.execute(text("CHECKPOINT"))
 
 
 async def populate(engine: AsyncEngine, answers: int) -> tuple[GeneratedInfo, float, float]:
