@@ -99,6 +99,12 @@ def create_engine(url: str, *, echo: bool = False, search_path: str | None = Non
             pool_size=10,
             max_overflow=20,
             poolclass=lane_pool(POSTGRES_BACKGROUND),
+            # The most recently returned connection first: at everyday load one
+            # or two connections serve everything, with their server-side
+            # prepared statements and caches warm. Taken in turn, each of the
+            # pool's connections prepared each statement anew, and /quiz stats
+            # at 1M answers had a p95 of 5.2-5.3 ms instead of 4.4.
+            pool_use_lifo=True,
             # No ping before each checkout: it is a round trip on every
             # transaction (a quarter of the answer path's time). A connection
             # the server dropped fails its transaction, SQLAlchemy renews the
@@ -171,6 +177,8 @@ def _sqlite_reader(url: str, *, echo: bool) -> AsyncEngine:
         pool_size=SQLITE_READERS,
         max_overflow=SQLITE_READER_BURST,
         poolclass=lane_pool(SQLITE_READERS - 1),
+        # Warm page and statement caches first, as on PostgreSQL above.
+        pool_use_lifo=True,
         pool_timeout=120,
         # Every read ends its own transaction (SQLAlchemy's connection on close,
         # a one-hop read in its thread): the pool's extra ROLLBACK on return
