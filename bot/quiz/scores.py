@@ -3,6 +3,7 @@ streaks, and forgetting a member's answers."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from datetime import datetime
 
@@ -88,9 +89,13 @@ class Scores:
         """What this community saw of the member: nothing from other servers or
         workspaces (a member of both must not show one to the other). Due
         reviews are the member's own, across communities: shown only to them."""
-        totals = await self.store.community_totals(target.platform, target.community, user_id)
-        channel = await self.channels.channel(target)
-        here = await self.store.member_streaks(target.platform, user_id, target.community)
+        # Four independent reads, side by side: one round trip's wait, not four.
+        totals, channel, here, due = await asyncio.gather(
+            self.store.community_totals(target.platform, target.community, user_id),
+            self.channels.channel(target),
+            self.store.member_streaks(target.platform, user_id, target.community),
+            self.study.due_count(target.platform, user_id) if own else _nothing(),
+        )
         current, best = here.get(channel.id, (0, 0))
         best_anywhere = max((other for _, other in here.values()), default=0)
         per_tag: dict[str, list[int]] = {}
@@ -110,7 +115,7 @@ class Scores:
             best_streak=best,
             best_streak_anywhere=best_anywhere,
             per_tag=[(tag, n, c) for tag, (n, c) in sorted(per_tag.items())],
-            reviews_due=await self.study.due_count(target.platform, user_id) if own else None,
+            reviews_due=due,
         )
 
     async def stats(self, target: Target, user_id: str, *, own: bool = True) -> OutMessage:
@@ -156,3 +161,7 @@ COMMANDS = (
     CommandSpec("stats", Scores, _stats, (Variant(("stats",), (Option("user", Kind.MEMBER),)),)),
     CommandSpec("forget-me", Scores, _forget_me, (Variant(("forget-me",)),)),
 )
+
+
+async def _nothing() -> None:
+    return None
