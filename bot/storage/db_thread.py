@@ -15,6 +15,7 @@ and PostgreSQL alike).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import sqlite3
 import weakref
@@ -28,7 +29,7 @@ from sqlalchemy.orm import Session
 from sqlalchemy.pool import StaticPool
 from sqlalchemy.util import greenlet_spawn
 
-from bot.storage.preemption import MAX_YIELDS, Preempted, Preemption
+from bot.storage.preemption import MAX_YIELDS, PAUSE, Preempted, Preemption
 
 T = TypeVar("T")
 
@@ -114,6 +115,7 @@ async def write_in_one_hop(
             return await _write_in_thread(engine, work, preemption)
         except Preempted:
             yields += 1
+            await asyncio.sleep(PAUSE)
 
 
 async def _write_in_thread(
