@@ -5,7 +5,7 @@ again after the click, and what it writes is written once."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +56,28 @@ async def _written(engine: AsyncEngine) -> list[str]:
         return [what for (what,) in rows]
 
 
+def _a_click_arrives(engine: AsyncEngine) -> None:
+    """What a member's checkout of the taken write connection does: every
+    slice running now is asked to give way."""
+    pool: Any = engine.sync_engine.pool
+    for preemption in list(pool.preemptible):
+        preemption.request()
+
+
+class _StoppedAsItBegins:
+    """A slice function whose every other run (each slice's first) meets a
+    click as it begins; `calls` counts the runs."""
+
+    def __init__(self, engine: AsyncEngine, slice_function: Callable[..., Any]) -> None:
+        self.engine, self.slice_function, self.calls = engine, slice_function, 0
+
+    def __call__(self, session: Session, *args: Any, **kwargs: Any) -> Any:
+        self.calls += 1
+        if self.calls % 2:
+            _a_click_arrives(self.engine)
+        return self.slice_function(session, *args, **kwargs)
+
+
 async def test_a_click_is_written_before_the_long_slice_it_arrived_during(
     sqlite_database: Database,
 ) -> None:
@@ -92,15 +114,13 @@ async def test_a_slice_that_gave_way_again_and_again_runs_to_its_end(
 ) -> None:
     """A steady stream of clicks slows timer work but never starves it."""
     sessions = _sessions(sqlite_database)
-    pool: Any = sqlite_database.writer.sync_engine.pool
     attempts = 0
 
     def always_interrupted(session: Session) -> None:
         nonlocal attempts
         attempts += 1
         _insert(f"attempt {attempts}")(session)
-        for preemption in list(pool.preemptible):  # as if a click came each time
-            preemption.request()
+        _a_click_arrives(sqlite_database.writer)  # each time
         session.execute(text(_SHORT_COUNT))
 
     with in_background():
@@ -117,26 +137,15 @@ async def test_a_close_whose_every_slice_gives_way_half_way_counts_each_answer_o
         pytest.skip("PostgreSQL has no single writer: its slices never give way")
     size = closing.SLICES["sqlite"]
     members = 2 * size + size // 2
-    pool: Any = engine.sync_engine.pool
-    calls = 0
-    score_slice = closing.score_slice
-
-    def interrupted_every_other_time(session: Session, post_id: int) -> bool:
-        nonlocal calls
-        calls += 1
-        if calls % 2:  # a click arrives as the slice begins
-            for preemption in list(pool.preemptible):
-                preemption.request()
-        return score_slice(session, post_id)
-
-    monkeypatch.setattr(closing, "score_slice", interrupted_every_other_time)
+    score_slice = _StoppedAsItBegins(engine, closing.score_slice)
+    monkeypatch.setattr(closing, "score_slice", score_slice)
     await host.start(questions=2, seconds=600)
     right = host.correct_letter()
     replies = await asyncio.gather(*(host.click(f"m{n:04d}", right) for n in range(members)))
     assert all(reply.text.startswith("Locked in") for reply in replies)
     await host.close_current()
 
-    assert calls == 2 * 3  # three slices, each stopped once and run again
+    assert score_slice.calls == 2 * 3  # three slices, each stopped once and run again
     assert await check_read_models(engine) == ([], 0)
     async with engine.connect() as connection:
         answered = (await connection.execute(select(func.sum(ChannelScore.answered)))).scalar()
@@ -155,25 +164,14 @@ async def test_review_cards_whose_every_slice_gives_way_half_way_count_each_answ
         pytest.skip("PostgreSQL has no single writer: its slices never give way")
     size = cards.SLICES["sqlite"]
     members = 2 * size + size // 2
-    pool: Any = engine.sync_engine.pool
-    calls = 0
-    apply_slice = cards._apply_slice
-
-    def interrupted_every_other_time(session: Session, **slice_of: Any) -> Any:
-        nonlocal calls
-        calls += 1
-        if calls % 2:
-            for preemption in list(pool.preemptible):
-                preemption.request()
-        return apply_slice(session, **slice_of)
-
-    monkeypatch.setattr(cards, "_apply_slice", interrupted_every_other_time)
+    apply_slice = _StoppedAsItBegins(engine, cards._apply_slice)
+    monkeypatch.setattr(cards, "_apply_slice", apply_slice)
     await host.start(questions=2, seconds=600)
     wrong = host.wrong_letter()
     await asyncio.gather(*(host.click(f"m{n:04d}", wrong) for n in range(members)))
     await host.close_current()
 
-    assert calls == 2 * 3
+    assert apply_slice.calls == 2 * 3
     async with engine.connect() as connection:
         reviews = (
             await connection.execute(

@@ -101,9 +101,8 @@ def create_engine(url: str, *, echo: bool = False, search_path: str | None = Non
             poolclass=lane_pool(POSTGRES_BACKGROUND),
             # The most recently returned connection first: at everyday load one
             # or two connections serve everything, with their server-side
-            # prepared statements and caches warm. Taken in turn, each of the
-            # pool's connections prepared each statement anew, and /quiz stats
-            # at 1M answers had a p95 of 5.2-5.3 ms instead of 4.4.
+            # prepared statements and caches warm (taken in turn, each of the
+            # pool's connections prepares each statement anew).
             pool_use_lifo=True,
             # No ping before each checkout: it is a round trip on every
             # transaction (a quarter of the answer path's time). A connection

@@ -121,35 +121,25 @@ async def write_in_one_hop(
 async def _write_in_thread(
     engine: AsyncEngine, work: Callable[[Session], T], preemption: Preemption | None
 ) -> T:
-    pool: Any = engine.sync_engine.pool
+    pool: Any = engine.sync_engine.pool  # a LanePool (lanes.py)
     async with engine.connect() as connection:
 
         def transaction(driver: Any) -> T:
             sync = _sync_engine(driver, "BEGIN IMMEDIATE")
-            if preemption is None:
-                with Session(sync, expire_on_commit=False) as session, session.begin():
-                    return work(session)
-            preemption.watch(driver._conn)
-            try:
-                with Session(sync, expire_on_commit=False) as session, session.begin():
-                    done = work(session)
+            watching = preemption.watching(driver._conn) if preemption else contextlib.nullcontext()
+            with watching, Session(sync, expire_on_commit=False) as session, session.begin():
+                done = work(session)
+                if preemption is not None:
                     preemption.committing()
-                    return done
-            except (OperationalError, sqlite3.OperationalError):
-                if preemption.requested:  # the statement was stopped: rolled back
-                    raise Preempted from None
-                raise
-            finally:
-                preemption.unwatch(driver._conn)
+                return done
 
         if preemption is None:
             return await _in_thread(connection, transaction)
-        registry: set[Preemption] = getattr(pool, "preemptible", set())
-        registry.add(preemption)
+        pool.preemptible.add(preemption)
         try:
             return await _in_thread(connection, transaction)
         finally:
-            registry.discard(preemption)
+            pool.preemptible.discard(preemption)
 
 
 def _sync_engine(driver: Any, begin: str) -> Engine:

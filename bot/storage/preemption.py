@@ -17,6 +17,10 @@ next time, so a steady stream of clicks slows a close but never starves it.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from sqlalchemy.exc import OperationalError
 
 # VM steps between two looks at the flag (a few tens of microseconds).
 STEPS = 400
@@ -47,12 +51,20 @@ class Preemption:
         """A member waits for the write connection (event loop side)."""
         self.requested = True
 
-    def watch(self, connection: sqlite3.Connection) -> None:
-        """Write thread: stop the running statement once asked."""
+    @contextmanager
+    def watching(self, connection: sqlite3.Connection) -> Iterator[None]:
+        """Write thread, around the transaction: stop the running statement
+        once asked; a statement so stopped (its transaction rolled back)
+        comes out as `Preempted`."""
         connection.set_progress_handler(self._stop_now, STEPS)
-
-    def unwatch(self, connection: sqlite3.Connection) -> None:
-        connection.set_progress_handler(None, 0)
+        try:
+            yield
+        except (OperationalError, sqlite3.OperationalError):
+            if self.requested:
+                raise Preempted from None
+            raise
+        finally:
+            connection.set_progress_handler(None, 0)
 
     def committing(self) -> None:
         """Write thread: the work is done; its COMMIT is never stopped (it
