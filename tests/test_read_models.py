@@ -335,3 +335,31 @@ async def test_a_dashboard_statement_of_many_boards_reads_each_from_its_index(
             # the streak boards, sorting each one's ten rows.
             merged = engine.dialect.name == "sqlite" and "MERGE (UNION ALL)" in plan
             assert len(sorts) <= (3 if merged else 1), "\n".join(plan)
+
+
+async def test_a_daily_question_answered_by_627_members_in_one_batch_counts_each_once(
+    host: Host, repository: Repository, engine: AsyncEngine
+) -> None:
+    """627 rows go as statements of 500, 100, 20, 5, 1 and 1 rows, each written
+    from SQLAlchemy's one- and two-row compiles: every member's own slot and
+    streak land in their own row, on both backends."""
+    await schedule(host, action="daily", time="10:00")
+    await run_until(host, at("2026-03-02 10:00"))
+    parsed = parse_answer_custom_id(host.current().message.buttons[0].custom_id)
+    assert parsed is not None
+    post = await repository.posts.post(parsed[0])
+    assert post is not None and post.kind == "daily"
+    now = host.clock.now()
+    members = [f"member-{n:03d}" for n in range(627)]
+    rows = [
+        NewAnswer(post, user, n % 4, post.correct_slot == n % 4, 10, now)
+        for n, user in enumerate(members)
+    ]
+    assert await repository.answers.record_answers(rows) == [True] * 627
+    assert await repository.answers.record_answers(rows[::-1]) == [False] * 627
+    assert await repository.answers.answer_count(post.id) == 627
+    for n in (0, 499, 500, 599, 600, 619, 620, 624, 625, 626):
+        assert await repository.answers.answer_slot(post.id, members[n]) == n % 4
+    assert await check_read_models(engine) == ([], 0)
+    await host.close_current()
+    assert (await host.stats("member-626")).answered == 1
