@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from datetime import date, datetime
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 from babel import Locale
@@ -90,8 +90,13 @@ def supported(code: str | None) -> str | None:
     `de`, `en_US`), or None when none is near."""
     if not code:
         return None
+    return _closest(code, offered())
+
+
+@lru_cache(maxsize=1024)
+def _closest(code: str, choices: tuple[str, ...]) -> str | None:
+    """`supported`, remembered: every click asks it the member's locale."""
     cleaned = code.strip().replace("-", "_")
-    choices = offered()
     by_lower = {choice.lower(): choice for choice in choices}
     if cleaned.lower() in by_lower:
         return by_lower[cleaned.lower()]
