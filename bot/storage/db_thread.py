@@ -113,7 +113,8 @@ async def write_in_one_hop(
         preemption = Preemption() if preemptible and yields < MAX_YIELDS else None
         try:
             return await _write_in_thread(engine, work, preemption)
-        except Preempted:
+        except Preempted as stopped:
+            stopped.let_go()
             yields += 1
             await asyncio.sleep(PAUSE)
 

@@ -17,6 +17,7 @@ next time, so a steady stream of clicks slows a close but never starves it.
 from __future__ import annotations
 
 import sqlite3
+import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -34,6 +35,21 @@ PAUSE = 0.002
 
 class Preempted(Exception):
     """The slice gave way to a member's click; it was rolled back."""
+
+    def let_go(self) -> None:
+        """Empty the finished frames of this error and of the statement's
+        error it came from; call where it is caught, once the write thread's
+        frames have all returned. Their locals (the slice's rows and cards,
+        the connection's wrappers) and the errors form reference cycles that
+        only the cyclic collector frees: 250 give-ways in a 10,000-answer
+        close left 40,000 such objects, freed in one 40-50 ms pass in the
+        write thread while it held the writer."""
+        seen: set[int] = set()
+        error: BaseException | None = self
+        while error is not None and id(error) not in seen:
+            seen.add(id(error))
+            traceback.clear_frames(error.__traceback__)
+            error = error.__cause__ or error.__context__
 
 
 class Preemption:
@@ -57,14 +73,17 @@ class Preemption:
         once asked; a statement so stopped (its transaction rolled back)
         comes out as `Preempted`."""
         connection.set_progress_handler(self._stop_now, STEPS)
+        stopped: BaseException | None = None
         try:
             yield
-        except (OperationalError, sqlite3.OperationalError):
-            if self.requested:
-                raise Preempted from None
-            raise
+        except (OperationalError, sqlite3.OperationalError) as error:
+            if not self.requested:
+                raise
+            stopped = error
         finally:
             connection.set_progress_handler(None, 0)
+        if stopped is not None:
+            raise Preempted from stopped
 
     def committing(self) -> None:
         """Write thread: the work is done; its COMMIT is never stopped (it
