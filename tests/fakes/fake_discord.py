@@ -57,6 +57,9 @@ def _json(data: Any, *, status: int = 200, headers: dict[str, str] | None = None
     )
 
 
+FAKE_BACKLOG = 1024
+
+
 @dataclass
 class Call:
     """One REST request the bot made."""
@@ -339,7 +342,10 @@ class FakeDiscord:
         app.router.add_get(f"{api}/guilds/{{guild}}/members/{{user}}", self._get_member)
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        # The real API drops no connection attempt; at aiohttp's default
+        # listen queue of 128 a burst's new connections overflowed it, and
+        # each dropped one waited a second for the SYN to be sent again.
+        site = web.TCPSite(self._runner, "127.0.0.1", 0, backlog=FAKE_BACKLOG)
         await site.start()
         self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
 

@@ -51,6 +51,9 @@ CLIENT_ID = "1111.2222"
 CLIENT_SECRET = "fake-client-secret"
 
 
+FAKE_BACKLOG = 1024
+
+
 @dataclass
 class Workspace:
     team: str
@@ -188,7 +191,10 @@ class FakeSlack:
         app.router.add_get("/oauth/v2/authorize", self._authorize)
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        # The real API drops no connection attempt; at aiohttp's default
+        # listen queue of 128 a burst's new connections overflowed it, and
+        # each dropped one waited a second for the SYN to be sent again.
+        site = web.TCPSite(self._runner, "127.0.0.1", 0, backlog=FAKE_BACKLOG)
         await site.start()
         self.port = self._runner.addresses[0][1]
         return self
