@@ -162,20 +162,38 @@ async def test_a_slice_that_gave_way_again_and_again_runs_to_its_end(
     assert await _written(sqlite_database.writer) == [f"attempt {MAX_YIELDS + 1}"]
 
 
+async def _closed_with_every_slice_stopped(
+    host: Host,
+    engine: AsyncEngine,
+    monkeypatch: pytest.MonkeyPatch,
+    module: Any,
+    slice_name: str,
+    *,
+    correct: bool,
+) -> tuple[_StoppedAsItBegins, int]:
+    """Two and a half slices' worth of members answer (all right or all
+    wrong) and the question closes, every slice of `module.slice_name`
+    meeting a click as it begins; the wrapped slice and how many answered."""
+    if engine.dialect.name != "sqlite":
+        pytest.skip("PostgreSQL has no single writer: its slices never give way")
+    size = module.SLICES["sqlite"]
+    members = 2 * size + size // 2
+    stopped = _StoppedAsItBegins(engine, getattr(module, slice_name))
+    monkeypatch.setattr(module, slice_name, stopped)
+    await host.start(questions=2, seconds=600)
+    letter = host.correct_letter() if correct else host.wrong_letter()
+    replies = await asyncio.gather(*(host.click(f"m{n:04d}", letter) for n in range(members)))
+    assert all(reply.text.startswith("Locked in") for reply in replies)
+    await host.close_current()
+    return stopped, members
+
+
 async def test_a_close_whose_every_slice_gives_way_half_way_counts_each_answer_once(
     host: Host, engine: AsyncEngine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    if engine.dialect.name != "sqlite":
-        pytest.skip("PostgreSQL has no single writer: its slices never give way")
-    size = closing.SLICES["sqlite"]
-    members = 2 * size + size // 2
-    score_slice = _StoppedAsItBegins(engine, closing.score_slice)
-    monkeypatch.setattr(closing, "score_slice", score_slice)
-    await host.start(questions=2, seconds=600)
-    right = host.correct_letter()
-    replies = await asyncio.gather(*(host.click(f"m{n:04d}", right) for n in range(members)))
-    assert all(reply.text.startswith("Locked in") for reply in replies)
-    await host.close_current()
+    score_slice, members = await _closed_with_every_slice_stopped(
+        host, engine, monkeypatch, closing, "score_slice", correct=True
+    )
 
     assert score_slice.calls == 2 * 3  # three slices, each stopped once and run again
     assert await check_read_models(engine) == ([], 0)
@@ -192,16 +210,9 @@ async def test_a_close_whose_every_slice_gives_way_half_way_counts_each_answer_o
 async def test_review_cards_whose_every_slice_gives_way_half_way_count_each_answer_once(
     host: Host, engine: AsyncEngine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    if engine.dialect.name != "sqlite":
-        pytest.skip("PostgreSQL has no single writer: its slices never give way")
-    size = cards.SLICES["sqlite"]
-    members = 2 * size + size // 2
-    apply_slice = _StoppedAsItBegins(engine, cards._apply_slice)
-    monkeypatch.setattr(cards, "_apply_slice", apply_slice)
-    await host.start(questions=2, seconds=600)
-    wrong = host.wrong_letter()
-    await asyncio.gather(*(host.click(f"m{n:04d}", wrong) for n in range(members)))
-    await host.close_current()
+    apply_slice, members = await _closed_with_every_slice_stopped(
+        host, engine, monkeypatch, cards, "_apply_slice", correct=False
+    )
 
     assert apply_slice.calls == 2 * 3
     async with engine.connect() as connection:

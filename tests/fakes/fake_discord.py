@@ -27,6 +27,7 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
+from tests.fakes.listening import listen
 from tests.fakes.waiting import wait_until
 
 APP_ID = "900000000000000001"
@@ -55,9 +56,6 @@ def _json(data: Any, *, status: int = 200, headers: dict[str, str] | None = None
         status=status,
         headers={"Content-Type": JSON, **(headers or {})},
     )
-
-
-FAKE_BACKLOG = 1024
 
 
 @dataclass
@@ -340,14 +338,7 @@ class FakeDiscord:
             f"{api}/webhooks/{{app}}/{{token}}/messages/@original", self._delete_original
         )
         app.router.add_get(f"{api}/guilds/{{guild}}/members/{{user}}", self._get_member)
-        self._runner = web.AppRunner(app, access_log=None)
-        await self._runner.setup()
-        # The real API drops no connection attempt; at aiohttp's default
-        # listen queue of 128 a burst's new connections overflowed it, and
-        # each dropped one waited a second for the SYN to be sent again.
-        site = web.TCPSite(self._runner, "127.0.0.1", 0, backlog=FAKE_BACKLOG)
-        await site.start()
-        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        self._runner, self.port = await listen(app)
 
     async def close(self) -> None:
         for stall in self.stalls:

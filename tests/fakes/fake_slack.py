@@ -38,6 +38,7 @@ import aiohttp
 from aiohttp import web
 from slack_sdk.signature import SignatureVerifier
 
+from tests.fakes.listening import listen
 from tests.fakes.waiting import wait_until
 
 BOT_TOKEN = "xoxb-fake-bot-token"
@@ -49,9 +50,6 @@ BOT_USER = "U0BOT"
 
 CLIENT_ID = "1111.2222"
 CLIENT_SECRET = "fake-client-secret"
-
-
-FAKE_BACKLOG = 1024
 
 
 @dataclass
@@ -189,14 +187,7 @@ class FakeSlack:
         app.router.add_post("/upload/{file_id}", self._upload)
         app.router.add_get("/socket", self._socket)
         app.router.add_get("/oauth/v2/authorize", self._authorize)
-        self._runner = web.AppRunner(app, access_log=None)
-        await self._runner.setup()
-        # The real API drops no connection attempt; at aiohttp's default
-        # listen queue of 128 a burst's new connections overflowed it, and
-        # each dropped one waited a second for the SYN to be sent again.
-        site = web.TCPSite(self._runner, "127.0.0.1", 0, backlog=FAKE_BACKLOG)
-        await site.start()
-        self.port = self._runner.addresses[0][1]
+        self._runner, self.port = await listen(app)
         return self
 
     async def close(self) -> None:
