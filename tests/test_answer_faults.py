@@ -16,7 +16,7 @@ from bot.chat import Interaction, Target
 from bot.domain.records import NewAnswer
 from bot.quiz.buttons import parse_answer_custom_id
 from bot.quiz.service import QuizService
-from tests.conftest import CHANNEL, POSTGRES_URL, Host, _asyncpg_dsn
+from tests.conftest import CHANNEL, OTHER_CHANNEL, POSTGRES_URL, Host, _asyncpg_dsn
 
 
 async def answers_stored(host: Host) -> int:
@@ -128,3 +128,37 @@ async def test_clicks_after_the_database_dropped_every_connection_are_all_stored
     )
     assert all(reply.text.startswith("Locked in") for reply in replies)
     assert await answers_stored(host) == 21
+
+
+async def test_a_click_is_not_held_up_by_a_store_stuck_in_another_channel(
+    host: Host, engine: AsyncEngine
+) -> None:
+    """PostgreSQL runs several answer transactions at once. A click used to
+    wait for whichever batch was in flight before it, even with a slot free:
+    during a big close in one channel, a click in another took the time of
+    several stores. Here channel 1's store is stuck on a locked post; a click
+    in channel 2 is answered meanwhile, and channel 1's once the lock goes."""
+    if engine.dialect.name != "postgresql":
+        pytest.skip("SQLite has one writer: its clicks take turns")
+    await host.start(questions=1, seconds=60)
+    await host.start(OTHER_CHANNEL, questions=1, seconds=60)
+    post_id, _ = parse_answer_custom_id(host.adapter.button_id(CHANNEL, "A")) or (0, 0)
+    locker = await engine.connect()
+    try:
+        transaction = await locker.begin()
+        await locker.execute(
+            text("SELECT id FROM posts WHERE id = :id FOR UPDATE"), {"id": post_id}
+        )
+        stuck = asyncio.create_task(host.click("ana", "A"))
+        await asyncio.sleep(0.2)
+        assert not stuck.done()  # waiting for the lock
+
+        other = await asyncio.wait_for(host.click("bea", "A", OTHER_CHANNEL), 5)
+
+        assert other.text.startswith("Locked in")
+        assert not stuck.done()
+        await transaction.rollback()
+        assert (await asyncio.wait_for(stuck, 5)).text.startswith("Locked in")
+    finally:
+        await locker.close()
+    assert await answers_stored(host) == 1

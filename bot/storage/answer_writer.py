@@ -34,34 +34,47 @@ class AnswerWriter:
         self.store = store
         self.metrics = metrics
         self._pending: list[tuple[NewAnswer, asyncio.Future[bool]]] = []
-        self._flusher: asyncio.Task[None] | None = None
+        self._running: set[asyncio.Task[None]] = set()
+        self._start_due = False
 
     async def record(self, answer: NewAnswer) -> bool:
         """Store the answer; true if it counted (first answer, post still open).
 
         Returns only once the answer is committed; raises if it could not be."""
-        future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[bool] = loop.create_future()
         self._pending.append((answer, future))
-        if self._flusher is None or self._flusher.done():
-            self._flusher = asyncio.create_task(self._flush(), name="answer-writer")
+        if not self._start_due:
+            # On the loop's next turn: the clicks arriving in this one join the batch.
+            self._start_due = True
+            loop.call_soon(self._start_batches)
         return await future
 
     async def drain(self) -> None:
         """Wait until every answer handed in so far is stored (at shutdown)."""
-        while self._flusher is not None and not self._flusher.done():
-            await asyncio.shield(self._flusher)
+        while self._pending or self._running:
+            if self._running:
+                await asyncio.wait(set(self._running))
+            else:
+                await asyncio.sleep(0)  # the batch is about to start
 
-    async def _flush(self) -> None:
-        """Start a transaction for the pending answers whenever fewer than the
-        store's `concurrent_writes` are running. On PostgreSQL several batches
-        then overlap their round trips and commits; SQLite has one writer."""
-        running: set[asyncio.Task[None]] = set()
-        while self._pending or running:
-            if not self._pending or len(running) >= self.store.concurrent_writes:
-                _, running = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
-                continue
+    def _start_batches(self) -> None:
+        """Start a transaction for the pending answers while fewer than the
+        store's `concurrent_writes` run. On PostgreSQL several batches then
+        overlap their round trips and commits (a click never waits for another
+        batch's commit while a slot is free: it did, and during a big close a
+        click in another channel took three stores' time); SQLite has one
+        writer, so the clicks that come meanwhile share the next batch."""
+        self._start_due = False
+        while self._pending and len(self._running) < self.store.concurrent_writes:
             batch, self._pending = self._pending[:MAX_BATCH], self._pending[MAX_BATCH:]
-            running.add(asyncio.create_task(self._store(batch), name="answer-batch"))
+            task = asyncio.create_task(self._store(batch), name="answer-batch")
+            self._running.add(task)
+            task.add_done_callback(self._finished)
+
+    def _finished(self, task: asyncio.Task[None]) -> None:
+        self._running.discard(task)
+        self._start_batches()
 
     async def _store(self, batch: list[tuple[NewAnswer, asyncio.Future[bool]]]) -> None:
         started = time.perf_counter()
