@@ -28,8 +28,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from common import ROOT, HeldClock, NullAdapter, postgres_schema
-from sqlalchemy import text
+from common import ROOT, HeldClock, NullAdapter, postgres_schema, settle
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.chat import Command
@@ -86,20 +85,6 @@ class Run:
 def p95(samples: list[float]) -> float:
     ordered = sorted(samples)
     return ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))]
-
-
-async def settle(engine: AsyncEngine) -> None:
-    """What a live PostgreSQL database's autovacuum would have done long ago
-    after a million rows arrived at once; otherwise it runs during the
-    measurement and the figures show the bulk load, not the bot."""
-    if engine.dialect.name != "postgresql":
-        return
-    async with engine.connect() as connection:
-        autocommit = await connection.execution_options(isolation_level="AUTOCOMMIT")
-        await autocommit.execute(text("VACUUM ANALYZE"))
-        # And its checkpointer: the million rows' pages otherwise go to disk
-        # during the timed calls (one run's stats p95 5.2 ms, 3.0 ms alone).
-        await autocommit.execute(text("CHECKPOINT"))
 
 
 async def populate(engine: AsyncEngine, answers: int) -> tuple[GeneratedInfo, float, float]:

@@ -16,6 +16,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from sqlalchemy import text  # noqa: E402
 from sqlalchemy.ext.asyncio import AsyncEngine  # noqa: E402
 
 from bot.chat import Command, Interaction, MessageRef, OutMessage, Target  # noqa: E402
@@ -194,3 +195,17 @@ def percentile(samples: list[float], share: float, empty: float = float("nan")) 
     """The value below which `share` of `samples` lie (`empty` when there are none)."""
     ordered = sorted(samples)
     return ordered[min(len(ordered) - 1, int(len(ordered) * share))] if ordered else empty
+
+
+async def settle(engine: AsyncEngine) -> None:
+    """What a live PostgreSQL database's autovacuum would have done long ago
+    after a million rows arrived at once; otherwise it runs during the
+    measurement and the figures show the bulk load, not the bot."""
+    if engine.dialect.name != "postgresql":
+        return
+    async with engine.connect() as connection:
+        autocommit = await connection.execution_options(isolation_level="AUTOCOMMIT")
+        await autocommit.execute(text("VACUUM ANALYZE"))
+        # And its checkpointer: the million rows' pages otherwise go to disk
+        # during the timed calls (one run's stats p95 5.2 ms, 3.0 ms alone).
+        await autocommit.execute(text("CHECKPOINT"))
