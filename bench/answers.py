@@ -12,7 +12,7 @@ connected (bot/heap.py). Timings vary on shared machines, so each run also
 times the bare floor: the same number of coroutines each waiting for a
 future that a batch resolves, with no quiz and no storage.
 
-    python bench/answers.py [--members 10000] [--postgres URL]
+    python bench/answers.py [--members 10000] [--postgres URL] [--only sqlite|postgresql]
 """
 
 from __future__ import annotations
@@ -222,10 +222,16 @@ async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--members", type=int, default=10_000)
     parser.add_argument("--postgres", default=os.environ.get("QUIZ_TEST_POSTGRES_URL"))
+    parser.add_argument(
+        "--only", choices=("sqlite", "postgresql"), help="measure this backend alone"
+    )
     options = parser.parse_args()
     await bare_floor(options.members)
-    with tempfile.TemporaryDirectory() as folder:
-        await measure(f"sqlite+aiosqlite:///{folder}/bench.db", options.members)
+    if options.only != "postgresql":
+        with tempfile.TemporaryDirectory() as folder:
+            await measure(f"sqlite+aiosqlite:///{folder}/bench.db", options.members)
+    if options.only == "sqlite":
+        return
     if options.postgres:
         async with postgres_schema(options.postgres) as schema:
             await measure(options.postgres, options.members, search_path=schema)

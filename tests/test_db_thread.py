@@ -6,19 +6,17 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Connection, bindparam, func, insert, select, text
+from sqlalchemy import Connection, bindparam, func, insert, select
 from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlalchemy.orm import Session
 
 from bot.storage.db import SQLITE_READERS, open_database, session_factory, upgrade
 from bot.storage.db_thread import in_sqlite_thread, read_in_one_hop, write_in_one_hop
-from bot.storage.loop_turns import LoopTurns
 from bot.storage.models import Channel
 from bot.storage.prepared import PreparedRead
 
@@ -174,60 +172,3 @@ async def test_a_prepared_read_sees_the_latest_commit_on_a_connection_left_in_a_
             assert await count.rows(database.reader, {"community": "guild-9"}) == [(1,)]
     finally:
         await database.dispose()
-
-
-async def test_only_redoable_work_commits_without_waiting_for_the_disk(
-    engine: AsyncEngine,
-) -> None:
-    """A click's "Locked in" is a promise: its transaction waits until the
-    commit is on disk. A close's slice may not wait: lost in a server crash,
-    it is done again from its mark (`preemptible` work), and its waits only
-    queued the clicks' commits behind more log flushes."""
-    if engine.dialect.name != "postgresql":
-        pytest.skip("SQLite's commits are set per connection (WAL, synchronous=NORMAL)")
-    sessions = session_factory(engine)
-
-    def commit_mode(session: Session) -> str:
-        return str(session.execute(text("SHOW synchronous_commit")).scalar_one())
-
-    assert await write_in_one_hop(sessions, commit_mode) == "on"
-    assert await write_in_one_hop(sessions, commit_mode, preemptible=True) == "off"
-    # Only for that transaction: the pooled connection's next one waits again.
-    assert await write_in_one_hop(sessions, commit_mode) == "on"
-
-
-async def test_a_long_stretch_of_python_in_a_transaction_lets_other_work_run(
-    engine: AsyncEngine,
-) -> None:
-    """On PostgreSQL a transaction's Python runs on the event loop: rows
-    handed out by `LoopTurns.over` let other coroutines (another channel's
-    clicks) run every half millisecond instead of after the whole stretch."""
-    if engine.dialect.name != "postgresql":
-        pytest.skip("on SQLite the work runs in its own thread, beside the loop")
-    sessions = session_factory(engine)
-    ran_meanwhile: list[int] = []
-    working = asyncio.Event()
-
-    async def other_channel() -> None:
-        await working.wait()
-        while working.is_set():
-            ran_meanwhile.append(1)
-            await asyncio.sleep(0)
-
-    def long_stretch(session: Session) -> int:
-        session.execute(select(1))
-        working.set()
-        turns = LoopTurns()
-        seen_by_the_other = []
-        for _ in turns.over(range(40)):
-            busy_until = time.perf_counter() + 0.0005
-            while time.perf_counter() < busy_until:
-                pass
-            seen_by_the_other.append(len(ran_meanwhile))
-        working.clear()
-        return seen_by_the_other[-1]
-
-    other = asyncio.create_task(other_channel())
-    seen = await write_in_one_hop(sessions, long_stretch)
-    await other
-    assert seen >= 20  # about one turn per row (none at all before)

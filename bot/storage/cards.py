@@ -22,7 +22,6 @@ from bot.domain.records import CardState, Recall, ReviewSessionInfo
 from bot.storage.answerer_slices import slice_end
 from bot.storage.base import Store, rowcount
 from bot.storage.db_thread import write_in_one_hop
-from bot.storage.loop_turns import LoopTurns
 from bot.storage.models import (
     Answer,
     CardReview,
@@ -412,7 +411,6 @@ def _apply_answers(
         _take_answers(dialect), [{"answer_id": row.id} for row in rows]
     )
     fresh = set(taken.scalars())
-    turns = LoopTurns()  # a slice's reviews are a few ms of Python
     recalls: list[tuple[str, str, Recall]] = [
         (
             row.platform,
@@ -425,7 +423,7 @@ def _apply_answers(
                 at=row.answered_at,
             ),
         )
-        for row in turns.over(rows)
+        for row in rows
         if row.id in fresh
     ]
     # Card key order, so concurrent writers on PostgreSQL lock rows in one
@@ -435,7 +433,7 @@ def _apply_answers(
     # them back in one executemany: a statement or two per card held
     # SQLite's writer for 30 s after a 10,000-answer question.
     cards = _cards_of(session, {(p, u, r.question_id) for p, u, r in recalls})
-    for platform, user_id, recall in turns.over(recalls):
+    for platform, user_id, recall in recalls:
         key = (platform, user_id, recall.question_id)
         cards[key] = reviewer(cards.get(key), recall)
     if cards:
@@ -449,7 +447,7 @@ def _apply_answers(
                     "question_id": question_id,
                     **{name: getattr(card, name) for name in _CARD_COLUMNS},
                 }
-                for (platform, user_id, question_id), card in turns.over(sorted(cards.items()))
+                for (platform, user_id, question_id), card in sorted(cards.items())
             ],
         )
     return len(recalls)

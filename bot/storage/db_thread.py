@@ -22,7 +22,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from sqlalchemy import Connection, Engine, create_engine, event, text
+from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, async_sessionmaker
 from sqlalchemy.orm import Session
@@ -32,9 +32,6 @@ from sqlalchemy.util import greenlet_spawn
 from bot.storage.preemption import MAX_YIELDS, PAUSE, Preempted, Preemption
 
 T = TypeVar("T")
-
-# PostgreSQL, for this transaction only: its commit returns before the log is on disk.
-_NO_WAIT_FOR_DISK = text("SET LOCAL synchronous_commit = off")
 
 # One synchronous engine per aiosqlite connection, made on its first use. Weakly
 # keyed by the aiosqlite object: the engine holds only the sqlite3 connection,
@@ -106,18 +103,10 @@ async def write_in_one_hop(
 
     `preemptible` timer work on SQLite rolls back and runs again when a
     member's work waits for the writer (preemption.py); `work` must then be
-    a transaction that can simply be run again. On PostgreSQL such work
-    commits without waiting for the disk: were the server to crash and lose
-    it, it is simply run again from where the database says it was (a close's
-    slices move their mark in the same transaction). Each wait was a flush of
-    the write-ahead log that another channel's clicks, which do wait for the
-    disk, queued behind (bench/answers.py, channel B's clicks during a
-    10,000-answer close: p99 19 ms, then 9-11 ms)."""
+    a transaction that can simply be run again."""
     engine = sessions.kw["bind"]
     if engine.dialect.name != "sqlite":
         async with sessions.begin() as session:
-            if preemptible:
-                await session.execute(_NO_WAIT_FOR_DISK)
             return await session.run_sync(work)
     yields = 0
     while True:
