@@ -32,6 +32,7 @@ from common import (
     bare_hold,
     percentile,
     postgres_schema,
+    run_checkpoints,
     settle,
 )
 
@@ -41,7 +42,6 @@ from bot.heap import start_up_frozen
 from bot.quiz.bank import load_banks
 from bot.quiz.buttons import parse_answer_custom_id
 from bot.quiz.service import QuizService
-from bot.storage.checkpoints import Checkpoints
 from bot.storage.db import open_database, upgrade
 from bot.storage.repository import Repository
 
@@ -56,10 +56,7 @@ async def measure(
     database = open_database(url, search_path=search_path)
     engine = database.writer
     await upgrade(engine)
-    checkpoints = None
-    if database.sqlite_file is not None:  # as `quizmaster run` does (bot/app.py)
-        checkpoints = Checkpoints(database.sqlite_file)
-        await checkpoints.start(engine)
+    checkpoints = await run_checkpoints(database)
     catalog, _ = load_banks([ROOT / "questions"])
     service = QuizService(Repository(database), catalog, SystemClock(), random.Random(1))
     adapter = NullAdapter()

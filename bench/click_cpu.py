@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from common import ROOT, NullAdapter, postgres_schema
+from common import ROOT, NullAdapter, postgres_schema, run_checkpoints
 
 from bot.chat import Command, Interaction, Target
 from bot.quiz.bank import load_banks
@@ -90,6 +90,7 @@ async def timed(
 async def measure(url: str, options: argparse.Namespace, search_path: str | None = None) -> None:
     database = open_database(url, search_path=search_path)
     await upgrade(database.writer)
+    checkpoints = await run_checkpoints(database)
     catalog, _ = load_banks([ROOT / "questions"])
     clock = SetClock(START)
     service = QuizService(Repository(database), catalog, clock, random.Random(1))
@@ -128,6 +129,8 @@ async def measure(url: str, options: argparse.Namespace, search_path: str | None
             print(f"{'':<10} profile written to {path}")
     finally:
         service.shutdown()
+        if checkpoints is not None:
+            await checkpoints.stop()
         await database.dispose()
 
 

@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 import discord
-from common import ROOT, postgres_schema
+from common import ROOT, postgres_schema, run_checkpoints
 from discord_fake_process import GUILD, MODERATOR, quiz_channel
 
 from bot.adapters.discord import platform as discord_platform
@@ -223,6 +223,7 @@ async def measure_quizmaster(
     if WAL_AUTOCHECKPOINT is not None and database.dialect == "sqlite":
         async with database.writer.connect() as connection:
             await connection.exec_driver_sql(f"PRAGMA wal_autocheckpoint={WAL_AUTOCHECKPOINT}")
+    checkpoints = await run_checkpoints(database)
     catalog, _ = load_banks([ROOT / "questions"])
     service = QuizService(Repository(database), catalog, SystemClock(), random.Random(1))
     settings = Settings(  # type: ignore[call-arg]
@@ -263,6 +264,8 @@ async def measure_quizmaster(
         await platform.close()
         timers.cancel()
         await asyncio.gather(timers, return_exceptions=True)
+        if checkpoints is not None:
+            await checkpoints.stop()
         await database.dispose()
 
 

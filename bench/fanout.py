@@ -32,7 +32,7 @@ import time
 from collections import Counter
 from datetime import UTC, datetime, timedelta
 
-from common import ROOT, postgres_schema, schedule_daily
+from common import ROOT, postgres_schema, run_checkpoints, schedule_daily
 from sqlalchemy import func, insert, select
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -42,7 +42,6 @@ from bot.dialect import PLAIN
 from bot.heap import start_up_frozen
 from bot.quiz.bank import Catalog, load_banks
 from bot.quiz.service import QuizService
-from bot.storage.checkpoints import Checkpoints
 from bot.storage.db import open_database, session_factory, upgrade
 from bot.storage.models import Answer, Channel, Post
 from bot.storage.repository import Repository
@@ -178,10 +177,7 @@ async def measure(
     database = open_database(url, search_path=search_path)
     engine = database.writer
     await upgrade(engine)
-    checkpoints = None
-    if database.sqlite_file is not None:  # as `quizmaster run` does (bot/app.py)
-        checkpoints = Checkpoints(database.sqlite_file)
-        await checkpoints.start(engine)
+    checkpoints = await run_checkpoints(database)
     repository = Repository(database)
     due = datetime.now(UTC).replace(microsecond=0) - timedelta(seconds=5)
     await schedule_daily(repository, channels, due)

@@ -46,7 +46,7 @@ from typing import Any
 
 import aiohttp
 from aiohttp import web
-from common import ROOT, postgres_schema
+from common import ROOT, postgres_schema, run_checkpoints
 from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
@@ -235,6 +235,7 @@ async def measure_quizmaster(
     await upgrade(database.writer)
     if options.wal_autocheckpoint is not None and database.dialect == "sqlite":
         await _autocheckpoint(database.writer, options.wal_autocheckpoint)
+    checkpoints = await run_checkpoints(database)
     catalog, _ = load_banks([ROOT / "questions"])
     service = QuizService(Repository(database), catalog, SystemClock(), random.Random(1))
     port = free_port()
@@ -280,6 +281,8 @@ async def measure_quizmaster(
         await platform.close()
         timers.cancel()
         await asyncio.gather(timers, return_exceptions=True)
+        if checkpoints is not None:
+            await checkpoints.stop()
         await database.dispose()
 
 
