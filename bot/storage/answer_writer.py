@@ -1,7 +1,8 @@
 """Group commit for the answer path.
 
-Clicks that arrive while an answer transaction is in flight wait for it and
-then share the next one, so a burst of N clicks costs a handful of short
+The clicks of one turn of the event loop share a transaction, and clicks
+that arrive while every slot is taken (SQLite has one, PostgreSQL four)
+share the next one, so a burst of N clicks costs a handful of short
 transactions instead of N, and a lone click still goes straight through.
 
 An earlier version held transactions at least 10 ms apart under steady
