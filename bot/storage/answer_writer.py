@@ -67,6 +67,9 @@ class AnswerWriter:
         click in another channel took three stores' time); SQLite has one
         writer, so the clicks that come meanwhile share the next batch."""
         self._start_due = False
+        self._fill_slots()
+
+    def _fill_slots(self) -> None:
         while self._pending and len(self._running) < self.store.concurrent_writes:
             batch, self._pending = self._pending[:MAX_BATCH], self._pending[MAX_BATCH:]
             task = asyncio.create_task(self._store(batch), name="answer-batch")
@@ -74,8 +77,10 @@ class AnswerWriter:
             task.add_done_callback(self._finished)
 
     def _finished(self, task: asyncio.Task[None]) -> None:
+        # A slot is free: the clicks that waited for it go now (a start
+        # already planned for this turn stays planned, for the clicks still coming).
         self._running.discard(task)
-        self._start_batches()
+        self._fill_slots()
 
     async def _store(self, batch: list[tuple[NewAnswer, asyncio.Future[bool]]]) -> None:
         started = time.perf_counter()
