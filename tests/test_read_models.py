@@ -22,6 +22,7 @@ from bot.quiz.buttons import parse_answer_custom_id
 from bot.storage import boards as board_statements
 from bot.storage import dashboard
 from bot.storage.db import check_read_models, rebuild_read_models
+from bot.storage.models import Post
 from bot.storage.repository import Repository
 from tests.conftest import CHANNEL, OTHER_CHANNEL, Host, run_until
 from tests.test_cli import run_cli
@@ -363,3 +364,38 @@ async def test_a_daily_question_answered_by_627_members_in_one_batch_counts_each
     assert await check_read_models(engine) == ([], 0)
     await host.close_current()
     assert (await host.stats("member-626")).answered == 1
+
+
+async def test_a_member_answering_two_open_daily_questions_in_one_batch_extends_the_streak_twice(
+    host: Host, repository: Repository, engine: AsyncEngine
+) -> None:
+    """Yesterday's daily question can still be open when today's is posted. A
+    member who answers both right in one batch has a streak of two (on
+    PostgreSQL one statement cannot move a streak row twice, so such a batch
+    takes the transaction), and a member answering one of them has one."""
+    await schedule(host, action="daily", time="10:00")
+    await run_until(host, at("2026-03-02 10:00"))
+    parsed = parse_answer_custom_id(host.current().message.buttons[0].custom_id)
+    assert parsed is not None
+    posts = Post.__table__
+    async with engine.begin() as connection:
+        [today] = (await connection.execute(posts.select().where(posts.c.id == parsed[0]))).all()
+        copy = {name: value for name, value in today._mapping.items() if name != "id"}
+        yesterday_id = (
+            await connection.execute(posts.insert().values(copy).returning(posts.c.id))
+        ).scalar_one()
+    today_post = await repository.posts.post(parsed[0])
+    yesterday_post = await repository.posts.post(yesterday_id)
+    assert today_post is not None and yesterday_post is not None
+    now = host.clock.now()
+    right = today_post.correct_slot
+    rows = [
+        NewAnswer(yesterday_post, "both", right, True, 10, now),
+        NewAnswer(today_post, "both", right, True, 10, now + timedelta(seconds=1)),
+        NewAnswer(today_post, "one", right, True, 10, now),
+    ]
+    assert await repository.answers.record_answers(rows) == [True, True, True]
+    platform = today_post.target.platform
+    both = await repository.answers.streak_and_due(today_post.channel_id, platform, "both", now)
+    one = await repository.answers.streak_and_due(today_post.channel_id, platform, "one", now)
+    assert (both[0], one[0]) == (2, 1)

@@ -84,7 +84,9 @@ class AnswerStore(Store):
                 self._engine, lambda db: self._store_in_one_hop(db, dialect, batch)
             )
         if not batch.any_daily:
-            return await self._store_in_one_statement(batch)
+            return await self._store_in_one_statement(batch, _INSERT_WHERE_OPEN)
+        if batch.one_streak_step_each:
+            return await self._store_in_one_statement(batch, _INSERT_WHERE_OPEN_WITH_STREAKS)
         # A Core connection, not an ORM session: this runs for every batch of
         # clicks, and the session's own bookkeeping cost more than its SQL.
         async with self._engine.begin() as connection:
@@ -95,17 +97,17 @@ class AnswerStore(Store):
                 await read_models.add_streaks(connection, batch.daily())
         return batch.counted
 
-    async def _store_in_one_statement(self, batch: _Batch) -> list[bool]:
-        """PostgreSQL, no daily answer in the batch (so no streak to move): the
-        open check and the insert as one statement in its own transaction, one
-        round trip instead of four (BEGIN, the check, the insert, COMMIT). The
-        posts are share-locked in it as in the transaction, so a close waits
-        for these answers and counts them."""
+    async def _store_in_one_statement(self, batch: _Batch, sql: str) -> list[bool]:
+        """PostgreSQL: the open check, the insert and any streaks as one
+        statement in its own transaction, one round trip instead of five
+        (BEGIN, the check, the insert, the streaks, COMMIT). The posts are
+        share-locked in it as in the transaction, so a close waits for these
+        answers and counts them."""
         rows = batch.candidates()
         columns = [[row[name] for row in rows] for name in _ANSWER_COLUMNS]
         async with self._engine.connect() as connection:
             autocommit = await connection.execution_options(isolation_level="AUTOCOMMIT")
-            found = await autocommit.exec_driver_sql(_INSERT_WHERE_OPEN, (batch.post_ids, *columns))
+            found = await autocommit.exec_driver_sql(sql, (batch.post_ids, *columns))
             batch.inserted(found.all())
         return batch.counted
 
@@ -289,6 +291,17 @@ class _Batch:
     def any_daily(self) -> bool:
         return any(row.post.kind == "daily" for row in self.rows)
 
+    @property
+    def one_streak_step_each(self) -> bool:
+        """No member has two first answers to daily questions of one channel
+        here (two open dailies), so each streak moves at most once."""
+        keys = [
+            (row.post.channel_id, row.user_id)
+            for index, row in enumerate(self.rows)
+            if row.post.kind == "daily" and self.firsts[(row.post.id, row.user_id)] == index
+        ]
+        return len(keys) == len(set(keys))
+
     def candidates(self) -> list[dict[str, Any]]:
         """Each member's first click on each post, in key order, whether the
         post is open or not (for a statement that checks that itself)."""
@@ -366,18 +379,17 @@ _ANSWER_COLUMNS = (
 )
 
 # PostgreSQL's one-statement answer batch: the rows come as one array per
-# column ($2…$9), so the SQL is the same for every batch size and asyncpg
+# column ($2…$10), so the SQL is the same for every batch size and asyncpg
 # prepares it once per connection. Rows whose post is closed, or that came
 # after its closing time, join nothing; a second answer of a member is skipped
 # by the unique (post, user) constraint. RETURNING names what was stored.
-_INSERT_WHERE_OPEN = """
-WITH open AS (
-    SELECT id, closes_at FROM posts
+_OPEN_POSTS = """open AS (
+    SELECT id, closes_at, kind FROM posts
     WHERE id = ANY($1::integer[]) AND closed_at IS NULL
     ORDER BY id
     FOR SHARE
-)
-INSERT INTO answers (
+)"""
+_STORE_ANSWERS = """INSERT INTO answers (
     post_id, channel_id, user_id, slot, correct, points, answered_at, latency_ms, hinted
 )
 SELECT new.post_id, new.channel_id, new.user_id, new.slot, new.correct, new.points,
@@ -388,8 +400,34 @@ FROM unnest(
 ) AS new(post_id, channel_id, user_id, slot, correct, points, answered_at, latency_ms, hinted)
 JOIN open ON open.id = new.post_id AND new.answered_at < open.closes_at
 ORDER BY new.post_id, new.user_id
-ON CONFLICT (post_id, user_id) DO NOTHING
+ON CONFLICT (post_id, user_id) DO NOTHING"""
+_INSERT_WHERE_OPEN = f"""
+WITH {_OPEN_POSTS}
+{_STORE_ANSWERS}
 RETURNING post_id, user_id
+"""
+# With daily answers: their streaks move in the same statement (a data-changing
+# WITH runs whether or not the final SELECT reads it), by _step_streak's rule
+# (read_models). One member's two daily answers in a channel would update one
+# streak row twice, which one statement cannot: such a batch takes the
+# transaction instead.
+_INSERT_WHERE_OPEN_WITH_STREAKS = f"""
+WITH {_OPEN_POSTS},
+stored AS (
+{_STORE_ANSWERS}
+RETURNING post_id, channel_id, user_id, correct
+),
+streaks AS (
+INSERT INTO daily_streaks AS streak (channel_id, user_id, current, best)
+SELECT stored.channel_id, stored.user_id, stored.correct::integer, stored.correct::integer
+FROM stored JOIN open ON open.id = stored.post_id AND open.kind = 'daily'
+ORDER BY stored.channel_id, stored.user_id
+ON CONFLICT (channel_id, user_id) DO UPDATE SET
+    current = CASE WHEN excluded.current = 1 THEN streak.current + 1 ELSE 0 END,
+    best = CASE WHEN excluded.current = 1 AND streak.current + 1 > streak.best
+                THEN streak.current + 1 ELSE streak.best END
+)
+SELECT post_id, user_id FROM stored
 """
 
 
