@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 import discord
+from callgrind import counted, counting, rerun
 from common import ROOT, postgres_schema, run_checkpoints
 from discord_fake_process import GUILD, MODERATOR, quiz_channel
 
@@ -143,7 +144,8 @@ async def timed_clicks(
     cpu = time.process_time()
     if profiler is not None:
         profiler.enable()
-    answer = await fake.ask("clicks", **message, first_member=WARMUP, count=count, rate=rate)
+    with counted(name):
+        answer = await fake.ask("clicks", **message, first_member=WARMUP, count=count, rate=rate)
     if profiler is not None:
         profiler.disable()
         profiler.dump_stats(f"{profile}.{name}")
@@ -319,7 +321,17 @@ async def main() -> None:
         type=int,
         help="SQLite: set PRAGMA wal_autocheckpoint on the bot's write connection (bench only)",
     )
+    parser.add_argument(
+        "--instructions",
+        action="store_true",
+        help="run again under callgrind and compare instructions per click (use a low --rate)",
+    )
     options = parser.parse_args()
+    if options.instructions and not counting():
+        count = options.burst or int(options.rate * options.seconds)
+        arguments = [a for a in sys.argv[1:] if a != "--instructions"]
+        compare_instructions(rerun(__file__, arguments), count)
+        return
     global PROFILE, WAL_AUTOCHECKPOINT
     PROFILE, WAL_AUTOCHECKPOINT = options.profile, options.wal_autocheckpoint
     # As `quizmaster run` logs: INFO to stderr.
@@ -390,6 +402,19 @@ async def main() -> None:
     failed = [problem for runs in results.values() for run in runs for problem in run.problems]
     if failed:
         raise SystemExit(f"{len(failed)} problem(s): not every click was answered and stored once")
+
+
+def compare_instructions(counts: dict[str, list[int]], count: int) -> None:
+    """Instructions per timed click of each bot (all its threads, user space),
+    and ours over the bare bot's, round by round."""
+    bare = counts.get("bare", [])
+    print(f"instructions per click under callgrind ({count} timed clicks per bot and round):")
+    for name, totals in counts.items():
+        line = f"{name:<10} " + "  ".join(f"{total / count:,.0f}" for total in totals)
+        if name != "bare" and len(bare) == len(totals):
+            ratios = [ours / theirs for ours, theirs in zip(totals, bare, strict=True)]
+            line += f"   ours/bare {spread(ratios, '', 2)} (goal <= 1.3)"
+        print(line)
 
 
 if __name__ == "__main__":
