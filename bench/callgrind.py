@@ -84,6 +84,24 @@ def rerun(script: str, arguments: list[str]) -> dict[str, list[int]]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def report(counts: dict[str, list[int]], clicks: int, bare: list[str], goal: float) -> None:
+    """Instructions per click of each bot, round by round, and ours over each
+    bare bot's (`bare`: their names) in the same rounds."""
+    print(f"instructions per click under callgrind ({clicks} timed clicks per bot and round):")
+    for name, totals in counts.items():
+        line = f"{name:<10} " + "  ".join(f"{total / clicks:,.0f}" for total in totals)
+        for base in bare:
+            theirs = counts.get(base, [])
+            if name not in bare and len(theirs) == len(totals):
+                ratios = [ours / other for ours, other in zip(totals, theirs, strict=True)]
+                low, high = min(ratios), max(ratios)
+                shown = f"{low:.2f}" if len(ratios) == 1 else f"{low:.2f}-{high:.2f}"
+                line += f"   /{base} {shown}"
+        if name not in bare:
+            line += f"   (goal <= {goal:g} of {bare[0]})"
+        print(line)
+
+
 def _dumps(folder: Path) -> dict[str, list[int]]:
     """The named dumps' totals, in the order they were made."""
     found: list[tuple[int, str, int]] = []

@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import callgrind
 import discord
 from callgrind import counted, counting, rerun
 from common import ROOT, postgres_schema, run_checkpoints
@@ -330,7 +331,7 @@ async def main() -> None:
     if options.instructions and not counting():
         count = options.burst or int(options.rate * options.seconds)
         arguments = [a for a in sys.argv[1:] if a != "--instructions"]
-        compare_instructions(rerun(__file__, arguments), count)
+        callgrind.report(rerun(__file__, arguments), count, ["bare"], goal=1.3)
         return
     global PROFILE, WAL_AUTOCHECKPOINT
     PROFILE, WAL_AUTOCHECKPOINT = options.profile, options.wal_autocheckpoint
@@ -402,19 +403,6 @@ async def main() -> None:
     failed = [problem for runs in results.values() for run in runs for problem in run.problems]
     if failed:
         raise SystemExit(f"{len(failed)} problem(s): not every click was answered and stored once")
-
-
-def compare_instructions(counts: dict[str, list[int]], count: int) -> None:
-    """Instructions per timed click of each bot (all its threads, user space),
-    and ours over the bare bot's, round by round."""
-    bare = counts.get("bare", [])
-    print(f"instructions per click under callgrind ({count} timed clicks per bot and round):")
-    for name, totals in counts.items():
-        line = f"{name:<10} " + "  ".join(f"{total / count:,.0f}" for total in totals)
-        if name != "bare" and len(bare) == len(totals):
-            ratios = [ours / theirs for ours, theirs in zip(totals, bare, strict=True)]
-            line += f"   ours/bare {spread(ratios, '', 2)} (goal <= 1.3)"
-        print(line)
 
 
 if __name__ == "__main__":

@@ -45,7 +45,9 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
+import callgrind
 from aiohttp import web
+from callgrind import counted, counting, rerun
 from common import ROOT, postgres_schema, run_checkpoints
 from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
@@ -155,7 +157,8 @@ class Burst:
         cpu = time.process_time()
         if profiler is not None:
             profiler.enable()
-        answer = await self.send(count)
+        with counted(name):
+            answer = await self.send(count)
         if profiler is not None:
             profiler.disable()
             profiler.dump_stats(f"{self.options.profile}.{name}")
@@ -335,7 +338,17 @@ async def main() -> None:
         type=int,
         help="SQLite: set PRAGMA wal_autocheckpoint on the bot's write connection (bench only)",
     )
+    parser.add_argument(
+        "--instructions",
+        action="store_true",
+        help="run again under callgrind and compare instructions per click (use --clicks 200)",
+    )
     options = parser.parse_args()
+    if options.instructions and not counting():
+        arguments = [a for a in sys.argv[1:] if a != "--instructions"]
+        counts = rerun(__file__, arguments)
+        callgrind.report(counts, options.clicks, ["bolt-ack", "bolt-reply"], goal=1.3)
+        return
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
     print(
         f"{options.clicks} clicks at once over {options.connections} connections, "

@@ -13,11 +13,10 @@ from typing import Any
 from sqlalchemy import Connection, Dialect, bindparam, delete, func, select
 from sqlalchemy.dialects import sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
-from sqlalchemy.util import greenlet_spawn
 
 from bot.domain.records import MemberPoints, NewAnswer, PostInfo, PostTally
 from bot.domain.rules import zone_or_utc
-from bot.storage import item_analysis, post_votes, read_models
+from bot.storage import autocommit, item_analysis, post_votes, read_models
 from bot.storage.base import Store, rowcount
 from bot.storage.db_thread import on_pooled_connection, read_in_one_hop
 from bot.storage.models import (
@@ -103,31 +102,10 @@ class AnswerStore(Store):
         statement in its own transaction, one round trip instead of five
         (BEGIN, the check, the insert, the streaks, COMMIT). The posts are
         share-locked in it as in the transaction, so a close waits for these
-        answers and counts them.
-
-        Sent on asyncpg's own connection, which commits a statement outside a
-        transaction by itself: SQLAlchemy's Connection around it (the
-        isolation level set and reset, the execution context, the result)
-        cost more CPU than the statement (bench/discord_clicks.py
-        --instructions)."""
+        answers and counts them."""
         rows = batch.candidates()
         columns = [[row[name] for row in rows] for name in _ANSWER_COLUMNS]
-        raw = await self._engine.raw_connection()
-        driver: Any = raw.driver_connection
-        try:
-            found = await driver.fetch(sql, batch.post_ids, *columns)
-        except BaseException as error:
-            # It may have lost the server or stopped half-way: not back to the
-            # pool. Lost: so, likely, did the pool's other connections, which
-            # are renewed as they are next taken, as SQLAlchemy does on a
-            # disconnect (tests/test_answer_faults.py).
-            if driver.is_closed():
-                pool = self._engine.sync_engine.pool
-                await greenlet_spawn(pool._invalidate, raw, error)
-            else:
-                await greenlet_spawn(raw.invalidate, error)
-            raise
-        raw.close()  # no transaction was begun: nothing to roll back
+        found = await autocommit.fetch(self._engine, sql, batch.post_ids, *columns)
         batch.inserted(found)
         return batch.counted
 
@@ -353,7 +331,7 @@ class _Batch:
         values.sort(key=lambda value: (value["post_id"], value["user_id"]))
         return values
 
-    def inserted(self, keys: Sequence[tuple[Any, ...]]) -> None:
+    def inserted(self, keys: Sequence[Sequence[Any]]) -> None:
         """The (post, user) pairs the database stored: those rows counted."""
         for post_id, user_id in keys:
             self.counted[self.firsts[(post_id, user_id)]] = True

@@ -18,6 +18,7 @@ from typing import Any
 from sqlalchemy import Dialect, bindparam
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from bot.storage import autocommit
 from bot.storage.db_thread import on_pooled_connection
 
 
@@ -216,11 +217,8 @@ class PreparedRead:
             return await on_pooled_connection(
                 engine, lambda db: _read_in_autocommit(db, prepared.sql, parameters)
             )
-        async with engine.connect() as connection:
-            # One round trip: no BEGIN and ROLLBACK around a single SELECT.
-            autocommit = await connection.execution_options(isolation_level="AUTOCOMMIT")
-            result = await autocommit.exec_driver_sql(prepared.sql, parameters)
-            return [tuple(row) for row in result]
+        # One round trip: no BEGIN and ROLLBACK around a single SELECT.
+        return [tuple(row) for row in await autocommit.fetch(engine, prepared.sql, *parameters)]
 
 
 def _read_in_autocommit(

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from sqlalchemy import delete
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from bot.storage import autocommit
 from bot.storage.models import SeenRequest
 from bot.storage.sql import insert_for
 
@@ -69,17 +70,19 @@ class SeenRequests:
     async def _claim(self, batch: list[Claim]) -> set[str]:
         """The keys of `batch` no process had claimed, now claimed."""
         now = self._clock()
-        async with self._engine.begin() as connection:
-            if now >= self._next_prune:
-                self._next_prune = now + PRUNE_EVERY
+        if now >= self._next_prune:
+            self._next_prune = now + PRUNE_EVERY
+            async with self._engine.begin() as connection:
                 await connection.execute(delete(SeenRequest).where(SeenRequest.expires_at <= now))
-            if self._engine.dialect.name == "postgresql":
-                keys = [key for key, _, _ in batch]
-                found = await connection.exec_driver_sql(
-                    _CLAIM_ALL, (keys, [float(expires) for _, expires, _ in batch])
-                )
-                return {key for (key,) in found}
-            claimed: set[str] = set()
+        if self._engine.dialect.name == "postgresql":
+            # One statement, one round trip, no transaction around it.
+            keys = [key for key, _, _ in batch]
+            expiries = [float(expires) for _, expires, _ in batch]
+            return {
+                key for (key,) in await autocommit.fetch(self._engine, _CLAIM_ALL, keys, expiries)
+            }
+        claimed: set[str] = set()
+        async with self._engine.begin() as connection:
             for key, expires, _ in batch:
                 claim = (
                     insert_for(self._engine.dialect.name, SeenRequest)
@@ -88,4 +91,4 @@ class SeenRequests:
                 )
                 if (await connection.execute(claim)).rowcount == 1:
                     claimed.add(key)
-            return claimed
+        return claimed
