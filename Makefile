@@ -129,9 +129,11 @@ bench: $(STAMP) catalogs
 	$(BIN)/python bench/question_health.py
 	$(BIN)/python bench/clicks.py
 	$(BIN)/python bench/discord_clicks.py
+	$(BIN)/python bench/discord_clicks.py --rate 10 --seconds 20 --instructions
 	$(BIN)/python bench/texts.py
 	$(BIN)/python bench/abuse.py
 	$(BIN)/python bench/slack_clicks.py
+	$(BIN)/python bench/slack_clicks.py --clicks 200 --connections 10 --instructions
 	$(BIN)/python bench/close_cpu.py
 
 clean:
