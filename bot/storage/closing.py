@@ -199,11 +199,9 @@ def unfinished(connection: Connection, closed_before: datetime) -> list[int]:
     )
 
 
-def analysis_counts(connection: Connection, closing: Closing) -> item_analysis.PostAnalysis | None:
-    """What the post adds to its question's analysis (read, no lock)."""
-    return item_analysis.post_analysis(
-        connection, closing.post_id, closing.platform, closing.community
-    )
+def analysis_reads(connection: Connection, closing: Closing) -> item_analysis.PostReads | None:
+    """What the post's analysis needs to read (no lock)."""
+    return item_analysis.read_post(connection, closing.post_id, closing.platform, closing.community)
 
 
 def add_analysis(
