@@ -393,6 +393,29 @@ async def test_socket_mode_plays_a_quiz_through_envelopes_and_acks_each(
 # -- scheduled daily questions -------------------------------------------------------------
 
 
+@pytest.mark.parametrize("socket", [False, True], ids=["http", "socket-mode"])
+async def test_a_click_is_acknowledged_once_stored_without_waiting_for_its_private_reply(
+    make_slack: MakeSlack, socket: bool
+) -> None:
+    """Bolt sends a listener's response when the listener returns: a click's
+    listener returns at its ack, once the answer is stored, and its private
+    reply follows on its own. With the reply held by Slack, the click is
+    still acknowledged; the reply arrives once Slack answers."""
+    slack = await make_slack(socket=socket)
+    await slack.command("start 1 60")
+    question = await slack.next_question()
+    slack.fake.hang("chat.postEphemeral")
+    status = await asyncio.wait_for(slack.click(question, "A", MEMBER), 5)
+    assert status == 200
+    assert await slack.answers_to(question) == 1
+    assert not [c for c in slack.fake.ephemerals(MEMBER) if "Locked in" in c.text]
+    slack.fake.release()
+    await slack.fake.wait_for(
+        lambda: [c for c in slack.fake.ephemerals(MEMBER) if "Locked in" in c.text],
+        what="the held private reply",
+    )
+
+
 async def test_a_scheduled_daily_question_is_posted_when_due_and_a_right_click_starts_a_streak(
     make_slack: MakeSlack,
 ) -> None:

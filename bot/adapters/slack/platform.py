@@ -37,6 +37,7 @@ from bot.adapters.in_flight import InFlight
 from bot.adapters.slack import texts as slack_texts
 from bot.adapters.slack.adapter import CALL_ERRORS, PLATFORM, SlackAdapter
 from bot.adapters.slack.blocks import blocks, fallback_text, view_values
+from bot.adapters.slack.early_ack import early_ack
 from bot.adapters.slack.http import MemoryReplays, Replays, RequestGate, events_app
 from bot.adapters.slack.ids import bad_ids
 from bot.adapters.slack.moderators import SlackDirectory
@@ -139,6 +140,7 @@ class SlackPlatform:
             workspaces = self.installed
         self.directory = SlackDirectory(workspaces, settings.slack_moderators)
         self.adapter = SlackAdapter(workspaces, self.directory, pacer, self._is_connected)
+        self._in_flight = InFlight(PLATFORM)
         self.app = AsyncApp(
             client=self.client,
             signing_secret=secret,
@@ -148,16 +150,19 @@ class SlackPlatform:
             # Every HTTP request reaches Bolt through the gate (http.py), which
             # checked its signature already; Socket Mode requests are unsigned.
             request_verification_enabled=False,
+            # Bolt sends a listener's response when it returns, without polling
+            # for its ack() every 10 ms; listeners return at ack (early_ack.py).
+            process_before_response=True,
         )
         if self.installed is not None:
             self.app.use(self._remember_workspace)
             for event in ("app_uninstalled", "tokens_revoked"):
-                self.app.event(event)(self._on_uninstalled)
-        self.app.command("/quiz")(self._tracked(self._on_command))
+                self.app.event(event)(early_ack(self._on_uninstalled, self._in_flight))
+        self.app.command("/quiz")(early_ack(self._on_command, self._in_flight))
         # Every button and form the quiz surface declares; the service routes each.
         surface = service.surface
-        self.app.action(surface.action_pattern())(self._tracked(self._on_click))
-        self.app.view(surface.form_pattern())(self._tracked(self._on_form))
+        self.app.action(surface.action_pattern())(early_ack(self._on_click, self._in_flight))
+        self.app.view(surface.form_pattern())(early_ack(self._on_form, self._in_flight))
         # Only HTTP mode has a signing secret (Socket Mode needs none).
         self.gate = RequestGate(secret, clock, replays=self._replays(clock)) if secret else None
         self.limits = limits or Limits()
@@ -165,7 +170,6 @@ class SlackPlatform:
         self._socket: AsyncSocketModeHandler | None = None
         self._runner: BoundedRunner | None = None
         self._serving = False
-        self._in_flight = InFlight(PLATFORM)
         self._session: aiohttp.ClientSession | None = None
 
     def _pooled(self, client: AsyncWebClient) -> AsyncWebClient:
@@ -222,9 +226,12 @@ class SlackPlatform:
             )
         await next()
 
-    async def _on_uninstalled(self, body: dict[str, Any], context: AsyncBoltContext) -> None:
+    async def _on_uninstalled(
+        self, ack: AsyncAck, body: dict[str, Any], context: AsyncBoltContext
+    ) -> None:
         """app_uninstalled, or tokens_revoked naming bot tokens: forget the
         workspace's installation and post nothing more there."""
+        await ack()  # an event is acknowledged at once; the work follows
         assert self.installed is not None
         event = body.get("event") or {}
         if event.get("type") == "tokens_revoked" and not (event.get("tokens") or {}).get("bot"):
