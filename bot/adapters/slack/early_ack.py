@@ -54,10 +54,10 @@ def early_ack(
         in_flight.add(work)
         await asyncio.wait({work, acked}, return_when=asyncio.FIRST_COMPLETED)
         if acked.done():
-            if not work.done():
-                work.add_done_callback(_report)
-            elif work.exception() is not None:
+            if work.done():
                 _report(work)
+            else:
+                work.add_done_callback(_report)
             return acked.result()
         work.result()  # failed before acknowledging: Bolt's error handler answers
         return None
