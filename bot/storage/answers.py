@@ -10,7 +10,19 @@ from datetime import datetime
 from functools import cache, cached_property
 from typing import Any
 
-from sqlalchemy import Connection, Dialect, bindparam, delete, func, select
+from sqlalchemy import (
+    Connection,
+    Dialect,
+    Integer,
+    bindparam,
+    cast,
+    column,
+    delete,
+    func,
+    literal_column,
+    select,
+    table,
+)
 from sqlalchemy.dialects import sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -404,29 +416,39 @@ WITH {_OPEN_POSTS}
 {_STORE_ANSWERS}
 RETURNING post_id, user_id
 """
-# With daily answers: their streaks move in the same statement (a data-changing
-# WITH runs whether or not the final SELECT reads it), by _step_streak's rule
-# (read_models). One member's two daily answers in a channel would update one
-# streak row twice, which one statement cannot: such a batch takes the
-# transaction instead.
-_INSERT_WHERE_OPEN_WITH_STREAKS = f"""
+
+
+def _insert_where_open_with_streaks() -> str:
+    """With daily answers: their streaks move in the same statement (a
+    data-changing WITH runs whether or not the final SELECT reads it), by the
+    rule of read_models' streak upsert. One member's two daily answers in a
+    channel would update one streak row twice, which one statement cannot:
+    such a batch takes the transaction instead."""
+    stored = table(
+        "stored", column("post_id"), column("channel_id"), column("user_id"), column("correct")
+    )
+    opened = table("open", column("id"), column("kind"))
+    right = cast(stored.c.correct, Integer)
+    daily_answers = (
+        select(stored.c.channel_id, stored.c.user_id, right, right)
+        .select_from(stored.join(opened, opened.c.id == stored.c.post_id))
+        .where(opened.c.kind == literal_column("'daily'"))
+        .order_by(stored.c.channel_id, stored.c.user_id)
+    )
+    return f"""
 WITH {_OPEN_POSTS},
 stored AS (
 {_STORE_ANSWERS}
 RETURNING post_id, channel_id, user_id, correct
 ),
 streaks AS (
-INSERT INTO daily_streaks AS streak (channel_id, user_id, current, best)
-SELECT stored.channel_id, stored.user_id, stored.correct::integer, stored.correct::integer
-FROM stored JOIN open ON open.id = stored.post_id AND open.kind = 'daily'
-ORDER BY stored.channel_id, stored.user_id
-ON CONFLICT (channel_id, user_id) DO UPDATE SET
-    current = CASE WHEN excluded.current = 1 THEN streak.current + 1 ELSE 0 END,
-    best = CASE WHEN excluded.current = 1 AND streak.current + 1 > streak.best
-                THEN streak.current + 1 ELSE streak.best END
+{read_models.streak_step_sql(daily_answers)}
 )
 SELECT post_id, user_id FROM stored
 """
+
+
+_INSERT_WHERE_OPEN_WITH_STREAKS = _insert_where_open_with_streaks()
 
 
 @cache

@@ -27,6 +27,7 @@ from sqlalchemy import (
     null,
     select,
 )
+from sqlalchemy.dialects import postgresql
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
@@ -538,10 +539,21 @@ def _counts_from_answers(dialect: str, bounded: bool) -> Any:
     )
 
 
-def _step_streak(dialect: str) -> Any:
+def streak_step_sql(source: Any) -> str:
+    """PostgreSQL's streak upsert of the rows `source` selects (channel, user,
+    current, best), by the same rule, as SQL text with no parameters (for a
+    statement written around it: the answer batch's)."""
+    statement = _step_streak("postgresql", source)
+    return str(statement.compile(dialect=postgresql.dialect()))  # type: ignore[no-untyped-call]
+
+
+def _step_streak(dialect: str, source: Any = None) -> Any:
     """Insert (1, 1) for a right first answer, (0, 0) for a wrong one; on an
-    existing row a right answer extends the run and a wrong one ends it."""
+    existing row a right answer extends the run and a wrong one ends it.
+    The rows are bound values, or those `source` selects."""
     stmt = insert_for(dialect, DailyStreak)
+    if source is not None:
+        stmt = stmt.from_select(["channel_id", "user_id", "current", "best"], source)
     row, new = DailyStreak.__table__.c, stmt.excluded
     # Literals in the SQL text: a Prepared statement binds column values only.
     one: Any = literal_column("1")

@@ -37,11 +37,7 @@ def early_ack(
     # through functools.wraps from `handler`.
     @functools.wraps(handler)
     async def listener(*args: Any, **kwargs: Any) -> Any:
-        given = kwargs.get("ack")
-        if given is None:  # a listener that does not acknowledge itself
-            with in_flight.current():
-                await handler(*args, **kwargs)
-            return None
+        given = kwargs["ack"]  # every listener here names it, so Bolt passes it
         acked: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
 
         async def ack(*ack_args: Any, **ack_kwargs: Any) -> Any:
