@@ -6,22 +6,24 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import sqlite3
+import time
 import weakref
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import func, select, text
+from sqlalchemy import event, func, select, text
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker
 from sqlalchemy.orm import Session
 
-from bot.storage import cards, closing
+from bot.storage import cards, closing, db_thread, preemption
 from bot.storage.db import Database, check_read_models, open_database
-from bot.storage.db_thread import write_in_one_hop
+from bot.storage.db_thread import on_pooled_connection, write_in_one_hop
 from bot.storage.lanes import in_background
 from bot.storage.models import CardReview, ChannelScore, ClosingPost, ReviewCard
-from bot.storage.preemption import MAX_YIELDS
+from bot.storage.preemption import MAX_YIELDS, checkpoint
 from tests.conftest import Host
 
 # Counting to this takes SQLite seconds: far longer than a click's write.
@@ -62,8 +64,8 @@ def _a_click_arrives(engine: AsyncEngine) -> None:
     """What a member's checkout of the taken write connection does: every
     slice running now is asked to give way."""
     pool: Any = engine.sync_engine.pool
-    for preemption in list(pool.preemptible):
-        preemption.request()
+    for running in list(pool.preemptible):
+        running.request()
 
 
 class _StoppedAsItBegins:
@@ -227,3 +229,166 @@ async def test_review_cards_whose_every_slice_gives_way_half_way_count_each_answ
     # Every member's missed question is one card, reviewed once, missed once.
     assert [tuple(row) for row in reviews] == [(1, 1, members)]
     assert marked == members
+
+
+def _insert_raw(what: str) -> Callable[[sqlite3.Connection], str]:
+    """A member's one-hop write as the answer path makes it (its own
+    transaction on the raw connection)."""
+
+    def work(connection: sqlite3.Connection) -> str:
+        connection.execute("BEGIN IMMEDIATE")
+        connection.execute("INSERT INTO written (what) VALUES (?)", (what,))
+        connection.execute("COMMIT")
+        return what
+
+    return work
+
+
+class _Checkouts:
+    """Counts checkouts of the write pool's connection."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self.count = 0
+        event.listen(engine.sync_engine.pool, "checkout", self._checkout)
+
+    def _checkout(self, *_: Any) -> None:
+        self.count += 1
+
+
+async def test_a_click_that_finds_a_slice_writing_is_written_by_its_thread_as_it_gives_way(
+    sqlite_database: Database,
+) -> None:
+    """No round trip through the event loop and the pool between the slice
+    giving way and the click's write: the click is handed to the thread."""
+    sessions = _sessions(sqlite_database)
+    attempts = 0
+    counting = asyncio.Event()
+    loop = asyncio.get_running_loop()
+
+    def long_slice(session: Session) -> None:
+        nonlocal attempts
+        attempts += 1
+        _insert("slice")(session)
+        if attempts == 1:
+            loop.call_soon_threadsafe(counting.set)
+            session.execute(text(_LONG_COUNT))  # stopped by the click
+
+    async def timer_work() -> None:
+        with in_background():
+            await write_in_one_hop(sessions, long_slice, preemptible=True)
+
+    slice_task = asyncio.create_task(timer_work())
+    await counting.wait()
+    checkouts = _Checkouts(sqlite_database.writer)
+    assert await on_pooled_connection(sqlite_database.writer, _insert_raw("click")) == "click"
+    assert checkouts.count == 0  # the click never waited for the pool
+    await slice_task
+
+    assert await _written(sqlite_database.writer) == ["click", "slice"]
+    assert attempts == 2
+
+
+async def test_a_slice_that_may_no_longer_give_way_writes_a_click_handed_to_it_after_its_own(
+    sqlite_database: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(db_thread, "MAX_YIELDS", 0)  # every run is its last
+    sessions = _sessions(sqlite_database)
+    counting = asyncio.Event()
+    loop = asyncio.get_running_loop()
+
+    def slice_to_its_end(session: Session) -> None:
+        _insert("slice")(session)
+        loop.call_soon_threadsafe(counting.set)
+        session.execute(text(_SHORT_COUNT.replace("20000", "3000000")))  # not stopped
+
+    async def timer_work() -> None:
+        with in_background():
+            await write_in_one_hop(sessions, slice_to_its_end, preemptible=True)
+
+    slice_task = asyncio.create_task(timer_work())
+    await counting.wait()
+    checkouts = _Checkouts(sqlite_database.writer)
+    assert await on_pooled_connection(sqlite_database.writer, _insert_raw("click")) == "click"
+    assert checkouts.count == 0
+    await slice_task
+
+    assert await _written(sqlite_database.writer) == ["slice", "click"]
+
+
+async def test_a_handed_click_that_fails_fails_alone(sqlite_database: Database) -> None:
+    """The member's error reaches the member; the slice runs again as if
+    the click had succeeded."""
+    sessions = _sessions(sqlite_database)
+    attempts = 0
+    counting = asyncio.Event()
+    loop = asyncio.get_running_loop()
+
+    def long_slice(session: Session) -> None:
+        nonlocal attempts
+        attempts += 1
+        _insert("slice")(session)
+        if attempts == 1:
+            loop.call_soon_threadsafe(counting.set)
+            session.execute(text(_LONG_COUNT))
+
+    def broken_click(connection: sqlite3.Connection) -> None:
+        connection.execute("BEGIN IMMEDIATE")
+        try:
+            connection.execute("INSERT INTO no_such_table VALUES (1)")
+        finally:
+            connection.execute("ROLLBACK")
+
+    async def timer_work() -> None:
+        with in_background():
+            await write_in_one_hop(sessions, long_slice, preemptible=True)
+
+    slice_task = asyncio.create_task(timer_work())
+    await counting.wait()
+    checkouts = _Checkouts(sqlite_database.writer)
+    with pytest.raises(sqlite3.OperationalError, match="no_such_table"):
+        await on_pooled_connection(sqlite_database.writer, broken_click)
+    assert checkouts.count == 0
+    await slice_task
+    assert await on_pooled_connection(sqlite_database.writer, _insert_raw("click")) == "click"
+
+    assert await _written(sqlite_database.writer) == ["slice", "click"]
+    assert attempts == 2
+
+
+@pytest.mark.parametrize("gives_way_at", ["its next statement", "a checkpoint"])
+async def test_a_slice_busy_in_python_gives_way_at_its_next_statement_or_checkpoint(
+    sqlite_database: Database, gives_way_at: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SQLite's progress handler sees only the statements; a slice working
+    in Python between short ones (the review cards' scheduling) gives way
+    where it next reaches the database or a `checkpoint()`."""
+    monkeypatch.setattr(preemption, "STEPS", 10**9)  # the handler never looks
+    sessions = _sessions(sqlite_database)
+    attempts = 0
+    working = asyncio.Event()
+    loop = asyncio.get_running_loop()
+
+    def busy_slice(session: Session) -> None:
+        nonlocal attempts
+        attempts += 1
+        _insert("slice")(session)
+        if attempts == 1:
+            loop.call_soon_threadsafe(working.set)
+            for _ in range(5000):  # 5 s unless it gives way
+                time.sleep(0.001)
+                if gives_way_at == "a checkpoint":
+                    checkpoint()
+                else:
+                    session.execute(text("SELECT 1"))
+
+    async def timer_work() -> None:
+        with in_background():
+            await write_in_one_hop(sessions, busy_slice, preemptible=True)
+
+    slice_task = asyncio.create_task(timer_work())
+    await working.wait()
+    assert await on_pooled_connection(sqlite_database.writer, _insert_raw("click")) == "click"
+    await slice_task
+
+    assert await _written(sqlite_database.writer) == ["click", "slice"]
+    assert attempts == 2

@@ -30,6 +30,7 @@ from bot.storage.models import (
     ReviewCard,
     ReviewSession,
 )
+from bot.storage.preemption import checkpoint
 from bot.storage.sql import insert_for
 
 Reviewer = Callable[[CardState | None, Recall], CardState]
@@ -434,6 +435,7 @@ def _apply_answers(
     # SQLite's writer for 30 s after a 10,000-answer question.
     cards = _cards_of(session, {(p, u, r.question_id) for p, u, r in recalls})
     for platform, user_id, recall in recalls:
+        checkpoint()  # scheduling is Python that SQLite's progress handler cannot stop
         key = (platform, user_id, recall.question_id)
         cards[key] = reviewer(cards.get(key), recall)
     if cards:

@@ -29,7 +29,8 @@ from sqlalchemy.orm import Session
 from sqlalchemy.pool import StaticPool
 from sqlalchemy.util import greenlet_spawn
 
-from bot.storage.preemption import MAX_YIELDS, PAUSE, Preempted, Preemption
+from bot.storage.lanes import LanePool, is_background
+from bot.storage.preemption import MAX_YIELDS, PAUSE, Preempted, Preemption, checkpoint
 
 T = TypeVar("T")
 
@@ -51,7 +52,13 @@ async def on_pooled_connection(engine: AsyncEngine, work: Callable[[sqlite3.Conn
     """Run `work(sqlite3_connection)` as one hand-off on a connection of
     `engine`'s pool, with no SQLAlchemy Connection around it: on the answer
     path that wrapper (made, then closed in a greenlet) cost as much as the
-    hand-off. `work` must end any transaction it begins."""
+    hand-off. `work` must end any transaction it begins.
+
+    A member's work that finds the connection taken by timer work is handed
+    to that work's thread to run next (preemption.py)."""
+    handed = _hand_over(engine, work)
+    if handed is not None:
+        return await handed
     raw = await engine.raw_connection()
     driver: Any = raw.driver_connection
     try:
@@ -63,6 +70,19 @@ async def on_pooled_connection(engine: AsyncEngine, work: Callable[[sqlite3.Conn
         raise
     raw.close()  # the work ended its transaction: nothing to reset
     return result
+
+
+def _hand_over(
+    engine: AsyncEngine, work: Callable[[sqlite3.Connection], T]
+) -> asyncio.Future[T] | None:
+    pool: Any = engine.sync_engine.pool
+    if is_background() or not isinstance(pool, LanePool) or pool.checkedin():
+        return None
+    for preemption in list(pool.preemptible):
+        handed = preemption.hand_over(work)
+        if handed is not None:
+            return handed
+    return None
 
 
 async def _in_thread(connection: AsyncConnection, work: Callable[[Any], T]) -> T:
@@ -110,7 +130,7 @@ async def write_in_one_hop(
             return await session.run_sync(work)
     yields = 0
     while True:
-        preemption = Preemption() if preemptible and yields < MAX_YIELDS else None
+        preemption = Preemption(stoppable=yields < MAX_YIELDS) if preemptible else None
         try:
             return await _write_in_thread(engine, work, preemption)
         except Preempted as stopped:
@@ -128,11 +148,15 @@ async def _write_in_thread(
         def transaction(driver: Any) -> T:
             sync = _sync_engine(driver, "BEGIN IMMEDIATE")
             watching = preemption.watching(driver._conn) if preemption else contextlib.nullcontext()
-            with watching, Session(sync, expire_on_commit=False) as session, session.begin():
-                done = work(session)
+            try:
+                with watching, Session(sync, expire_on_commit=False) as session, session.begin():
+                    done = work(session)
+                    if preemption is not None:
+                        preemption.committing()
+                    return done
+            finally:
                 if preemption is not None:
-                    preemption.committing()
-                return done
+                    preemption.serve(driver._conn)  # members' work handed over meanwhile
 
         if preemption is None:
             return await _in_thread(connection, transaction)
@@ -157,6 +181,10 @@ def _sync_engine(driver: Any, begin: str) -> Engine:
         @event.listens_for(engine, "begin")
         def _begin(connection: Connection) -> None:
             begin_sqlite(connection, begin)
+
+        @event.listens_for(engine, "before_cursor_execute")
+        def _before(*_: Any) -> None:
+            checkpoint()  # a slice asked to give way stops before its next statement
 
         _SYNC_ENGINES[driver] = engine
     return engine
