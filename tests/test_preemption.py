@@ -23,7 +23,7 @@ from bot.storage.db import Database, check_read_models, open_database
 from bot.storage.db_thread import on_pooled_connection, write_in_one_hop
 from bot.storage.lanes import in_background
 from bot.storage.models import CardReview, ChannelScore, ClosingPost, ReviewCard
-from bot.storage.preemption import MAX_YIELDS, checkpoint
+from bot.storage.preemption import MAX_YIELDS, Abandoned, Preemption, checkpoint
 from tests.conftest import Host
 
 # Counting to this takes SQLite seconds: far longer than a click's write.
@@ -392,3 +392,20 @@ async def test_a_slice_busy_in_python_gives_way_at_its_next_statement_or_checkpo
 
     assert await _written(sqlite_database.writer) == ["click", "slice"]
     assert attempts == 2
+
+
+async def test_a_click_handed_to_a_slice_whose_thread_never_ran_fails_at_once() -> None:
+    """A slice cancelled (or whose connection closed) before its thread
+    began never serves what was handed to it: the member's write fails at
+    once, to be stored the ordinary way, instead of waiting for ever."""
+    ran: list[str] = []
+    taken = Preemption()
+    handed = taken.hand_over(lambda connection: ran.append("click"))
+    assert handed is not None and taken.requested
+
+    taken.abandon()  # the slice's hand-off ended without its thread
+    with pytest.raises(Abandoned):
+        await asyncio.wait_for(handed, 1)
+    taken.serve(sqlite3.connect(":memory:"))  # too late: runs nothing
+    assert ran == []
+    assert taken.hand_over(lambda connection: None) is None  # the pool's way now

@@ -165,6 +165,10 @@ async def _write_in_thread(
             return await _in_thread(connection, transaction)
         finally:
             pool.preemptible.discard(preemption)
+            # Work handed over that the thread will now never run (the
+            # connection closed under it, or this task was cancelled before
+            # the thread began): its members fail and store their own way.
+            preemption.abandon()
 
 
 def _sync_engine(driver: Any, begin: str) -> Engine:

@@ -75,6 +75,10 @@ class Preempted(Exception):
             error = error.__cause__ or error.__context__
 
 
+class Abandoned(Exception):
+    """Work handed to a write thread that ended without running it."""
+
+
 class Preemption:
     """One piece of timer work on SQLite's write connection, which a member's
     work may interrupt (`request`) or be handed to (`hand_over`); the write
@@ -123,6 +127,14 @@ class Preemption:
                 loop.call_soon_threadsafe(_settle, future, None, error)
             else:
                 loop.call_soon_threadsafe(_settle, future, done, None)
+
+    def abandon(self) -> None:
+        """Event loop, once the transaction's hand-off is over: fail any work
+        handed over that the thread did not take (it never ran `serve`)."""
+        with self._lock:
+            handed, self._handed = self._handed or [], None
+        for _, future in handed:
+            _settle(future, None, Abandoned("the write thread ended before it ran this work"))
 
     @contextmanager
     def watching(self, connection: sqlite3.Connection) -> Iterator[None]:
