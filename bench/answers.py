@@ -130,7 +130,11 @@ async def measure(
         late = sum(1 for took in during if took > 3.0)
         print(f"{backend:<10} channel B clicked at {rate:g}/s:")
         print(f"{'':<10}   p99 {idle_p99:.1f} ms idle ({len(idle)} clicks)")
-        print(f"{'':<10}   p99 {during_p99:.1f} ms during the close ({len(during)} clicks)")
+        print(
+            f"{'':<10}   p99 {during_p99:.1f} ms during the close ({len(during)} clicks; "
+            f"p50 {percentile(during, 0.5) * 1000:.1f}, p90 {percentile(during, 0.9) * 1000:.1f} "
+            f"against idle {percentile(idle, 0.5) * 1000:.1f}, {percentile(idle, 0.9) * 1000:.1f})"
+        )
         print(f"{'':<10}   {during_p99 / idle_p99:.2f}x (goal <= 1.5x); {late} over 3 s (goal 0)")
         if backend == "sqlite":
             if os.environ.get("BENCH_HOLDS"):
