@@ -55,7 +55,7 @@ async def close_cost(url: str, trials: int, search_path: str | None = None) -> N
     service = QuizService(Repository(database), catalog, SystemClock(), random.Random(1))
     adapter = NullAdapter()
     service.register(adapter)
-    kept_analysis = closing.analysis_reads
+    kept_analysis = closing.post_analysis
     timings: dict[str, list[float]] = {"kept": [], "without": []}
     rng = random.Random(5)
     # A first round gives every member a record, as in a community that has played.
@@ -72,11 +72,11 @@ async def close_cost(url: str, trials: int, search_path: str | None = None) -> N
         post_id, _ = parse_answer_custom_id(adapter.buttons[0]) or (0, 0)
         mode = "kept" if trial % 2 else "without"
         # posts.py calls it through the module, so this swaps it for the close.
-        closing.analysis_reads = kept_analysis if mode == "kept" else _no_analysis
+        closing.post_analysis = kept_analysis if mode == "kept" else _no_analysis
         began = time.perf_counter()
         assert await service.repository.posts.claim_close(post_id, datetime.now(UTC))
         elapsed = time.perf_counter() - began
-        closing.analysis_reads = kept_analysis
+        closing.post_analysis = kept_analysis
         if trial:
             timings[mode].append(elapsed)
         await service.stop(CHANNEL)

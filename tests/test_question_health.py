@@ -8,7 +8,6 @@ test_daily_pick.py; the platforms' report forms in test_health_platforms.py."""
 from __future__ import annotations
 
 import random
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +20,6 @@ from bot.quiz import buttons
 from bot.quiz.bank import Catalog, load_banks
 from bot.quiz.health import MAX_OPEN_REPORTS
 from bot.quiz.service import QuizService
-from bot.storage import item_analysis
 from bot.storage.db import check_read_models, rebuild_read_models
 from bot.storage.repository import Repository
 from tests.conftest import CHANNEL, Host, shown_options
@@ -481,25 +479,38 @@ async def test_a_removed_question_is_put_back_in_the_draw_by_its_community_only(
     assert host.question_of(host.current()).id == "key-01"
 
 
-async def test_a_close_ranks_its_answerers_off_the_event_loop(
-    host: Host, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Ranking a closing post's answerers by their records is computation
-    (15-28 ms for 10,000 answerers): it runs in a thread, never on the event
-    loop, where on PostgreSQL the close's reads run and every channel's clicks
-    would wait for it. The counts it adds are the recount's."""
-    ranked_in: list[threading.Thread] = []
-    rank = item_analysis.post_counts
-
-    def watched(answers: Any) -> list[int]:
-        ranked_in.append(threading.current_thread())
-        return rank(answers)
-
-    monkeypatch.setattr(item_analysis, "post_counts", watched)
-    await host.start(questions=1, seconds=60)
-    for n in range(6):
-        await host.answer(f"member-{n}", correct=n % 2 == 0)
+async def test_a_close_ranks_its_answerers_as_the_recount_does(host: Host) -> None:
+    """The close counts its post's upper and lower groups in the database;
+    the recount ranks in Python (`post_counts`). Both order ties by the
+    smoothed right share, then more answers, then user id in code point
+    order (digits, capitals, small letters, then accents), and agree."""
+    # Code point order: "10" < "9" < "B" < "Z" < "a" < "b" < ... < "é".
+    members = ["é", "b", "a", "Z", "9", "B", "10", "c", "d", "e", "f", "g"]
+    first_three = sorted(members)[:3]  # ["10", "9", "B"]
+    # First post: nobody has a record, so the id alone ranks; 12 answerers
+    # make groups of 3, and only the first three by code point are right.
+    await host.start(questions=3, seconds=60)
+    for member in members:
+        await host.answer(member, correct=member in first_three)
     await host.close_current()
-    assert ranked_in, "the close analysed no answers"
-    assert threading.main_thread() not in ranked_in
+    async with host.service.repository.engine.connect() as connection:
+        row = (
+            await connection.execute(
+                text(
+                    "SELECT answered, correct, upper_answered, upper_correct, "
+                    "lower_answered, lower_correct FROM question_analysis"
+                )
+            )
+        ).one()
+    assert tuple(row) == (12, 3, 3, 3, 3, 0)
+    # Second post: records now differ (right 2/3 smoothed, wrong 1/3), and
+    # those with equal records are again ordered by id.
+    for member in members:
+        await host.answer(member, correct=member in ("a", "Z", "é"))
+    await host.close_current()
+    # Third post: six members right once in two (smoothed 2/4) tie on share
+    # with three newcomers (1/2); more answers go first, then the id.
+    for member in [*members, "0", "A", "h"]:
+        await host.answer(member, correct=member in ("10", "9", "B", "Z"))
+    await host.close_current()
     assert await check_read_models(host.service.repository.engine) == ([], 0)

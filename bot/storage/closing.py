@@ -199,9 +199,12 @@ def unfinished(connection: Connection, closed_before: datetime) -> list[int]:
     )
 
 
-def analysis_reads(connection: Connection, closing: Closing) -> item_analysis.PostReads | None:
-    """What the post's analysis needs to read (no lock)."""
-    return item_analysis.read_post(connection, closing.post_id, closing.platform, closing.community)
+def post_analysis(connection: Connection, closing: Closing) -> item_analysis.PostAnalysis | None:
+    """What the post adds to its question's analysis, counted by the
+    database from the answers and their records (no lock)."""
+    return item_analysis.count_post(
+        connection, closing.post_id, closing.platform, closing.community
+    )
 
 
 def add_analysis(

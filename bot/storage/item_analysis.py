@@ -18,7 +18,20 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, NamedTuple
 
-from sqlalchemy import Connection, bindparam, delete, insert, select, tuple_, update
+from sqlalchemy import (
+    Connection,
+    Float,
+    Integer,
+    bindparam,
+    case,
+    cast,
+    delete,
+    func,
+    insert,
+    select,
+    tuple_,
+    update,
+)
 
 from bot.domain.item_analysis import OPTIONS, ItemCounts, findings, severity
 from bot.storage.models import (
@@ -114,60 +127,46 @@ class PostAnalysis:
     answer: int
 
 
-@dataclass(frozen=True, slots=True)
-class PostReads:
-    """What a closing post's analysis reads: its answers (user, slot, right),
-    their answerers' records before the post (user, correct, answered) and
-    the post's option order. Ranking them (`analysis`) is computation only,
-    run off the event loop: on PostgreSQL, whose reads run on the loop,
-    ranking 10,000 answerers there held every channel's clicks 15-28 ms once
-    per big close."""
-
-    platform: str
-    community: str
-    question_id: str
-    order: Sequence[int]
-    correct_slot: int
-    answers: Sequence[Any]
-    records: Sequence[Any]
-
-    def analysis(self) -> PostAnalysis:
-        records = {user: (c, n) for user, c, n in self.records}
-        width, none = len(self.order), (0, 0)
-        answers = [
-            PostAnswer(
-                user,
-                self.order[slot] if 0 <= slot < width else -1,
-                bool(right),
-                *records.get(user, none),
-            )
-            for user, slot, right in self.answers
-        ]
-        counts = dict(zip(COUNT_COLUMNS, post_counts(answers), strict=True))
-        return PostAnalysis(
-            self.platform,
-            self.community,
-            self.question_id,
-            counts,
-            width,
-            _bank_option(self.order, self.correct_slot),
-        )
-
-
-def read_post(
+def count_post(
     connection: Connection, post_id: int, platform: str, community: str
-) -> PostReads | None:
-    """A closing post's answers and their answerers' records before the post:
-    read before the post's answers reach `community_scores`. Only reads, so it
-    runs outside SQLite's write lock (a closed post's answers no longer change)."""
+) -> PostAnalysis | None:
+    """What a closing post adds to its question's row, counted by the
+    database: its answerers ranked by their record before the post (read
+    before the post's answers reach `community_scores`), grouped and
+    tallied per slot, a few dozen rows back instead of every answer and
+    record. Fetching and ranking 10,000 answerers in Python held the GIL
+    (and on PostgreSQL the event loop) 15-28 ms at the start of every big
+    close. The ranking is `post_counts`'s, which the recount replays; only
+    reads, so it runs outside SQLite's write lock. None without answers."""
     statements = _statements(connection.dialect.name)
-    values = {"post_id": post_id, "platform": platform, "community": community}
-    rows = connection.execute(statements.answers, values).all()
-    if not rows:
+    values: dict[str, Any] = {"post_id": post_id, "platform": platform, "community": community}
+    question_id, order, correct_slot, answered = connection.execute(statements.order, values).one()
+    if not answered:
         return None
-    records = connection.execute(statements.records, values).all()
-    question_id, order, correct_slot = connection.execute(statements.order, values).one()
-    return PostReads(platform, community, question_id, order, correct_slot, rows, records)
+    size = group_size(answered)
+    parts = connection.execute(statements.parts, {**values, "size": size, "lower": answered - size})
+    width = len(order)
+    tallies = {part: [0] * (2 + OPTIONS) for part in (_ALL, _UPPER, _LOWER)}
+    for part, slot, right, count in parts:
+        option = order[slot] if 0 <= slot < width else -1
+        for tally in (tallies[_ALL], tallies[part]) if part != _ALL else (tallies[_ALL],):
+            tally[0] += count
+            tally[1] += count if right else 0
+            if 0 <= option < OPTIONS:
+                tally[2 + option] += count
+    counts = [*tallies[_ALL], *tallies[_UPPER], *tallies[_LOWER]]
+    return PostAnalysis(
+        platform,
+        community,
+        question_id,
+        dict(zip(COUNT_COLUMNS, counts, strict=True)),
+        width,
+        _bank_option(order, correct_slot),
+    )
+
+
+# The groups `_parts` puts each answer in (neither group counts in all only).
+_ALL, _UPPER, _LOWER = 0, 1, 2
 
 
 def add_post_analysis(connection: Connection, post: PostAnalysis) -> None:
@@ -196,9 +195,8 @@ def add_post_analysis(connection: Connection, post: PostAnalysis) -> None:
 
 @dataclass(frozen=True)
 class _Statements:
-    answers: Any
-    records: Any
     order: Any
+    parts: Any
     add: Any
     judge: Any
 
@@ -210,21 +208,13 @@ def _statements(dialect: str) -> _Statements:
     (post, user) key or the scores' own): a join of the two left PostgreSQL's
     planner, with a community's scores just written and not yet analysed,
     nesting a scan of them inside every answer (9 s for 10,000)."""
-    scores = CommunityScore.__table__.c
     answers = Answer.__table__.c
-    answerers = select(answers.user_id).where(answers.post_id == bindparam("post_id"))
+    answered = select(func.count()).where(answers.post_id == bindparam("post_id"))
     return _Statements(
-        answers=select(answers.user_id, answers.slot, answers.correct).where(
-            answers.post_id == bindparam("post_id")
-        ),
-        records=select(scores.user_id, scores.correct, scores.answered).where(
-            scores.platform == bindparam("platform"),
-            scores.community == bindparam("community"),
-            scores.user_id.in_(answerers),
-        ),
-        order=select(Post.question_id, Post.option_order, Post.correct_slot).where(
-            Post.id == bindparam("post_id")
-        ),
+        order=select(
+            Post.question_id, Post.option_order, Post.correct_slot, answered.scalar_subquery()
+        ).where(Post.id == bindparam("post_id")),
+        parts=_parts(dialect),
         add=_add_statement(dialect),
         judge=update(QuestionAnalysis)
         .where(
@@ -233,6 +223,53 @@ def _statements(dialect: str) -> _Statements:
             QuestionAnalysis.question_id == bindparam("key_question"),
         )
         .values(severity=bindparam("new_severity"), flags=bindparam("new_flags")),
+    )
+
+
+def _parts(dialect: str) -> Any:
+    """(group, slot, right, answers) of a post: its answerers ranked as
+    `post_counts` ranks them (right share smoothed, more answers, user id in
+    code point order: PostgreSQL's "C" collation, SQLite's own), the first
+    `size` the upper group and those after `lower` the lower one."""
+    scores = CommunityScore.__table__.c
+    answers = Answer.__table__.c
+    # Materialized: a plain join let PostgreSQL's planner, with a community's
+    # scores just written and not yet analysed, nest a scan of them inside
+    # every answer (9 s for 10,000); the semi-join is served from an index.
+    records = (
+        select(scores.user_id, scores.correct, scores.answered)
+        .where(
+            scores.platform == bindparam("platform"),
+            scores.community == bindparam("community"),
+            scores.user_id.in_(
+                select(answers.user_id).where(answers.post_id == bindparam("post_id"))
+            ),
+        )
+        .cte("records")
+        .prefix_with("MATERIALIZED")
+    )
+    right = func.coalesce(records.c.correct, 0)
+    taken = func.coalesce(records.c.answered, 0)
+    user = answers.user_id.collate("C") if dialect == "postgresql" else answers.user_id
+    place = func.row_number().over(
+        order_by=[(cast(right + 1, Float) / cast(taken + 2, Float)).desc(), taken.desc(), user]
+    )
+    ranked = (
+        select(
+            case(
+                (place <= bindparam("size", type_=Integer), _UPPER),
+                (place > bindparam("lower", type_=Integer), _LOWER),
+                else_=_ALL,
+            ).label("part"),
+            answers.slot,
+            answers.correct,
+        )
+        .select_from(Answer.__table__.outerjoin(records, records.c.user_id == answers.user_id))
+        .where(answers.post_id == bindparam("post_id"))
+        .subquery()
+    )
+    return select(ranked.c.part, ranked.c.slot, ranked.c.correct, func.count()).group_by(
+        ranked.c.part, ranked.c.slot, ranked.c.correct
     )
 
 

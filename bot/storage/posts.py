@@ -313,12 +313,10 @@ class PostStore(Store):
     async def _finish_one(self, current: closing.Closing) -> None:
         counts = None
         if current.step == 0:
-            # Read outside the write lock; added with the first slice. The
-            # ranking of the answerers is computation: in a thread, not on the loop.
-            reads = await read_in_one_hop(
-                self._reader, lambda c: closing.analysis_reads(c, current)
+            # Read outside the write lock; added with the first slice.
+            counts = await read_in_one_hop(
+                self._reader, lambda c: closing.post_analysis(c, current)
             )
-            counts = None if reads is None else await asyncio.to_thread(reads.analysis)
 
         def next_slice(session: Session) -> bool:
             if current.step == 0:
