@@ -22,6 +22,7 @@ next time, so a steady stream of clicks slows a close but never starves it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sqlite3
 import threading
 import traceback
@@ -120,13 +121,13 @@ class Preemption:
         with self._lock:
             handed, self._handed = self._handed or [], None
         for work, future in handed:
-            loop = future.get_loop()
             try:
-                done = work(connection)
+                settled: tuple[Any, BaseException | None] = (work(connection), None)
             except BaseException as error:  # the member's own error, for its task
-                loop.call_soon_threadsafe(_settle, future, None, error)
-            else:
-                loop.call_soon_threadsafe(_settle, future, done, None)
+                settled = (None, error)
+            # A loop closed meanwhile (shutdown) has nobody left to tell.
+            with contextlib.suppress(RuntimeError):
+                future.get_loop().call_soon_threadsafe(_settle, future, *settled)
 
     def abandon(self) -> None:
         """Event loop, once the transaction's hand-off is over: fail any work
