@@ -92,15 +92,22 @@ def post_counts(answers: Sequence[PostAnswer]) -> list[int]:
     )
     size = group_size(len(ranked))
     upper, lower = ranked[:size], ranked[len(ranked) - size :] if size else []
-    return [*_tally(ranked), *_tally(upper), *_tally(lower)]
+    return [*_tally(_each(ranked)), *_tally(_each(upper)), *_tally(_each(lower))]
 
 
-def _tally(answers: Sequence[PostAnswer]) -> list[int]:
-    votes = [0] * OPTIONS
-    for answer in answers:
-        if 0 <= answer.option < OPTIONS:
-            votes[answer.option] += 1
-    return [len(answers), sum(a.correct for a in answers), *votes]
+def _each(answers: Sequence[PostAnswer]) -> Iterator[tuple[int, bool, int]]:
+    return ((answer.option, answer.correct, 1) for answer in answers)
+
+
+def _tally(answers: Iterable[tuple[int, bool, int]]) -> list[int]:
+    """[answered, right, votes per bank option] of (option, right, how many)."""
+    tally = [0] * (2 + OPTIONS)
+    for option, right, count in answers:
+        tally[0] += count
+        tally[1] += count if right else 0
+        if 0 <= option < OPTIONS:
+            tally[2 + option] += count
+    return tally
 
 
 def _bank_option(order: Sequence[int], slot: int) -> int:
@@ -146,22 +153,19 @@ def count_post(
         return None
     size = group_size(answered)
     parts = connection.execute(statements.parts, {**values, "size": size, "lower": answered - size})
-    width = len(order)
-    tallies = {part: [0] * (2 + OPTIONS) for part in (_ALL, _UPPER, _LOWER)}
+    groups: dict[int, list[tuple[int, bool, int]]] = {_ALL: [], _UPPER: [], _LOWER: []}
     for part, slot, right, count in parts:
-        option = order[slot] if 0 <= slot < width else -1
-        for tally in (tallies[_ALL], tallies[part]) if part != _ALL else (tallies[_ALL],):
-            tally[0] += count
-            tally[1] += count if right else 0
-            if 0 <= option < OPTIONS:
-                tally[2 + option] += count
-    counts = [*tallies[_ALL], *tallies[_UPPER], *tallies[_LOWER]]
+        entry = (_bank_option(order, slot), bool(right), count)
+        groups[_ALL].append(entry)
+        if part != _ALL:
+            groups[part].append(entry)
+    counts = [*_tally(groups[_ALL]), *_tally(groups[_UPPER]), *_tally(groups[_LOWER])]
     return PostAnalysis(
         platform,
         community,
         question_id,
         dict(zip(COUNT_COLUMNS, counts, strict=True)),
-        width,
+        len(order),
         _bank_option(order, correct_slot),
     )
 
