@@ -24,7 +24,7 @@ from bot.storage.db_thread import on_pooled_connection, write_in_one_hop
 from bot.storage.lanes import in_background
 from bot.storage.models import CardReview, ChannelScore, ClosingPost, ReviewCard
 from bot.storage.preemption import MAX_YIELDS, Abandoned, Preemption, checkpoint
-from tests.conftest import Host
+from tests.conftest import OTHER_CHANNEL, Host
 
 # Counting to this takes SQLite seconds: far longer than a click's write.
 _LONG_COUNT = (
@@ -68,6 +68,44 @@ def _a_click_arrives(engine: AsyncEngine) -> None:
         running.request()
 
 
+class _BusySlice:
+    """Timer work on the writer whose first attempt writes "slice" and then
+    runs `busy(session)` (stopped by a member's write, or not); each later
+    attempt only writes "slice". `attempts` counts the runs."""
+
+    def __init__(self, database: Database, busy: Callable[[Session], Any]) -> None:
+        self.attempts = 0
+        self._sessions = _sessions(database)
+        self._busy = busy
+        self._started = asyncio.Event()
+        self._loop = asyncio.get_running_loop()
+        self._task: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        """Start the work; return once its first attempt is busy."""
+        self._task = asyncio.create_task(self._timer_work())
+        await self._started.wait()
+
+    async def finished(self) -> None:
+        assert self._task is not None
+        await self._task
+
+    def _run(self, session: Session) -> None:
+        self.attempts += 1
+        _insert("slice")(session)
+        if self.attempts == 1:
+            self._loop.call_soon_threadsafe(self._started.set)
+            self._busy(session)
+
+    async def _timer_work(self) -> None:
+        with in_background():
+            await write_in_one_hop(self._sessions, self._run, preemptible=True)
+
+
+def _long_count(session: Session) -> None:
+    session.execute(text(_LONG_COUNT))  # seconds, unless stopped
+
+
 class _StoppedAsItBegins:
     """A slice function whose every other run (each slice's first) meets a
     click as it begins; `calls` counts the runs."""
@@ -86,31 +124,15 @@ async def test_a_click_is_written_before_the_long_slice_it_arrived_during(
     sqlite_database: Database,
 ) -> None:
     sessions = _sessions(sqlite_database)
-    attempts = 0
-    counting = asyncio.Event()
-    loop = asyncio.get_running_loop()
-
-    def long_slice(session: Session) -> None:
-        nonlocal attempts
-        attempts += 1
-        _insert("slice")(session)
-        if attempts == 1:
-            loop.call_soon_threadsafe(counting.set)
-            session.execute(text(_LONG_COUNT))  # stopped by the click
-
-    async def timer_work() -> None:
-        with in_background():
-            await write_in_one_hop(sessions, long_slice, preemptible=True)
-
-    slice_task = asyncio.create_task(timer_work())
-    await counting.wait()
+    long_slice = _BusySlice(sqlite_database, _long_count)
+    await long_slice.start()
     await write_in_one_hop(sessions, _insert("click"))  # a member's write
-    await slice_task
+    await long_slice.finished()
 
     # The click did not wait for the count; the slice ran again after it,
     # and its first attempt's row was rolled back.
     assert await _written(sqlite_database.writer) == ["click", "slice"]
-    assert attempts == 2
+    assert long_slice.attempts == 2
 
 
 class _SliceRows:
@@ -260,57 +282,30 @@ async def test_a_click_that_finds_a_slice_writing_is_written_by_its_thread_as_it
 ) -> None:
     """No round trip through the event loop and the pool between the slice
     giving way and the click's write: the click is handed to the thread."""
-    sessions = _sessions(sqlite_database)
-    attempts = 0
-    counting = asyncio.Event()
-    loop = asyncio.get_running_loop()
-
-    def long_slice(session: Session) -> None:
-        nonlocal attempts
-        attempts += 1
-        _insert("slice")(session)
-        if attempts == 1:
-            loop.call_soon_threadsafe(counting.set)
-            session.execute(text(_LONG_COUNT))  # stopped by the click
-
-    async def timer_work() -> None:
-        with in_background():
-            await write_in_one_hop(sessions, long_slice, preemptible=True)
-
-    slice_task = asyncio.create_task(timer_work())
-    await counting.wait()
+    long_slice = _BusySlice(sqlite_database, _long_count)
+    await long_slice.start()
     checkouts = _Checkouts(sqlite_database.writer)
     assert await on_pooled_connection(sqlite_database.writer, _insert_raw("click")) == "click"
     assert checkouts.count == 0  # the click never waited for the pool
-    await slice_task
+    await long_slice.finished()
 
     assert await _written(sqlite_database.writer) == ["click", "slice"]
-    assert attempts == 2
+    assert long_slice.attempts == 2
 
 
 async def test_a_slice_that_may_no_longer_give_way_writes_a_click_handed_to_it_after_its_own(
     sqlite_database: Database, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(db_thread, "MAX_YIELDS", 0)  # every run is its last
-    sessions = _sessions(sqlite_database)
-    counting = asyncio.Event()
-    loop = asyncio.get_running_loop()
-
-    def slice_to_its_end(session: Session) -> None:
-        _insert("slice")(session)
-        loop.call_soon_threadsafe(counting.set)
-        session.execute(text(_SHORT_COUNT.replace("20000", "3000000")))  # not stopped
-
-    async def timer_work() -> None:
-        with in_background():
-            await write_in_one_hop(sessions, slice_to_its_end, preemptible=True)
-
-    slice_task = asyncio.create_task(timer_work())
-    await counting.wait()
+    slice_to_its_end = _BusySlice(
+        sqlite_database,
+        lambda session: session.execute(text(_SHORT_COUNT.replace("20000", "3000000"))),
+    )
+    await slice_to_its_end.start()
     checkouts = _Checkouts(sqlite_database.writer)
     assert await on_pooled_connection(sqlite_database.writer, _insert_raw("click")) == "click"
     assert checkouts.count == 0
-    await slice_task
+    await slice_to_its_end.finished()
 
     assert await _written(sqlite_database.writer) == ["slice", "click"]
 
@@ -318,18 +313,6 @@ async def test_a_slice_that_may_no_longer_give_way_writes_a_click_handed_to_it_a
 async def test_a_handed_click_that_fails_fails_alone(sqlite_database: Database) -> None:
     """The member's error reaches the member; the slice runs again as if
     the click had succeeded."""
-    sessions = _sessions(sqlite_database)
-    attempts = 0
-    counting = asyncio.Event()
-    loop = asyncio.get_running_loop()
-
-    def long_slice(session: Session) -> None:
-        nonlocal attempts
-        attempts += 1
-        _insert("slice")(session)
-        if attempts == 1:
-            loop.call_soon_threadsafe(counting.set)
-            session.execute(text(_LONG_COUNT))
 
     def broken_click(connection: sqlite3.Connection) -> None:
         connection.execute("BEGIN IMMEDIATE")
@@ -338,21 +321,17 @@ async def test_a_handed_click_that_fails_fails_alone(sqlite_database: Database) 
         finally:
             connection.execute("ROLLBACK")
 
-    async def timer_work() -> None:
-        with in_background():
-            await write_in_one_hop(sessions, long_slice, preemptible=True)
-
-    slice_task = asyncio.create_task(timer_work())
-    await counting.wait()
+    long_slice = _BusySlice(sqlite_database, _long_count)
+    await long_slice.start()
     checkouts = _Checkouts(sqlite_database.writer)
     with pytest.raises(sqlite3.OperationalError, match="no_such_table"):
         await on_pooled_connection(sqlite_database.writer, broken_click)
     assert checkouts.count == 0
-    await slice_task
+    await long_slice.finished()
     assert await on_pooled_connection(sqlite_database.writer, _insert_raw("click")) == "click"
 
     assert await _written(sqlite_database.writer) == ["slice", "click"]
-    assert attempts == 2
+    assert long_slice.attempts == 2
 
 
 @pytest.mark.parametrize("gives_way_at", ["its next statement", "a checkpoint"])
@@ -363,35 +342,22 @@ async def test_a_slice_busy_in_python_gives_way_at_its_next_statement_or_checkpo
     in Python between short ones (the review cards' scheduling) gives way
     where it next reaches the database or a `checkpoint()`."""
     monkeypatch.setattr(preemption, "STEPS", 10**9)  # the handler never looks
-    sessions = _sessions(sqlite_database)
-    attempts = 0
-    working = asyncio.Event()
-    loop = asyncio.get_running_loop()
 
-    def busy_slice(session: Session) -> None:
-        nonlocal attempts
-        attempts += 1
-        _insert("slice")(session)
-        if attempts == 1:
-            loop.call_soon_threadsafe(working.set)
-            for _ in range(5000):  # 5 s unless it gives way
-                time.sleep(0.001)
-                if gives_way_at == "a checkpoint":
-                    checkpoint()
-                else:
-                    session.execute(text("SELECT 1"))
+    def busy_in_python(session: Session) -> None:
+        for _ in range(5000):  # 5 s unless it gives way
+            time.sleep(0.001)
+            if gives_way_at == "a checkpoint":
+                checkpoint()
+            else:
+                session.execute(text("SELECT 1"))
 
-    async def timer_work() -> None:
-        with in_background():
-            await write_in_one_hop(sessions, busy_slice, preemptible=True)
-
-    slice_task = asyncio.create_task(timer_work())
-    await working.wait()
+    busy_slice = _BusySlice(sqlite_database, busy_in_python)
+    await busy_slice.start()
     assert await on_pooled_connection(sqlite_database.writer, _insert_raw("click")) == "click"
-    await slice_task
+    await busy_slice.finished()
 
     assert await _written(sqlite_database.writer) == ["click", "slice"]
-    assert attempts == 2
+    assert busy_slice.attempts == 2
 
 
 async def test_a_click_handed_to_a_slice_whose_thread_never_ran_fails_at_once() -> None:
@@ -409,3 +375,44 @@ async def test_a_click_handed_to_a_slice_whose_thread_never_ran_fails_at_once() 
     taken.serve(sqlite3.connect(":memory:"))  # too late: runs nothing
     assert ran == []
     assert taken.hand_over(lambda connection: None) is None  # the pool's way now
+
+
+async def test_a_members_click_during_a_busy_close_slice_is_locked_in_and_counted_once(
+    host: Host, engine: AsyncEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Through the quiz service: channel A's close is counting (its first
+    slice busy for seconds) when a member clicks in channel B. The click is
+    locked in without waiting for the slice, which gives way, runs again,
+    and counts A's answers once."""
+    if engine.dialect.name != "sqlite":
+        pytest.skip("PostgreSQL has no single writer: its slices never give way")
+    loop = asyncio.get_running_loop()
+    busy = asyncio.Event()
+    calls = 0
+    score_slice = closing.score_slice
+
+    def slow_first_slice(session: Session, post_id: int) -> bool:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            loop.call_soon_threadsafe(busy.set)
+            session.execute(text(_LONG_COUNT))  # stopped by B's click
+        return score_slice(session, post_id)
+
+    monkeypatch.setattr(closing, "score_slice", slow_first_slice)
+    await host.start(OTHER_CHANNEL, questions=1, seconds=3600)
+    await host.start(questions=1, seconds=60)
+    for n in range(5):
+        await host.answer(f"a{n}", correct=True)
+    closing_a = asyncio.create_task(host.close_current())
+    await busy.wait()
+    checkouts = _Checkouts(engine)
+    reply = await host.answer("b-member", correct=True, target=OTHER_CHANNEL)
+    assert reply.text.startswith("Locked in")
+    assert checkouts.count == 0  # handed to the slice's thread, not queued for the pool
+    await closing_a
+
+    assert calls >= 2  # the first slice gave way and ran again
+    assert await check_read_models(engine) == ([], 0)
+    board = await host.leaderboard()
+    assert len(board) == 5 and len({points for _, points in board}) == 1

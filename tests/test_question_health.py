@@ -424,15 +424,9 @@ async def test_migration_0014_fills_the_analysis_from_answers_already_stored(
                 {"user": user, "slot": slot, "right": slot == 0, "at": when},
             )
     await upgrade(engine)
-    async with engine.connect() as connection:
-        row = (
-            await connection.execute(
-                text(
-                    "SELECT answered, correct, option_0, option_1, options, answer "
-                    "FROM question_analysis WHERE question_id = 'pdt-01'"
-                )
-            )
-        ).one()
+    row = await _analysis_row(
+        engine, "answered, correct, option_0, option_1, options, answer", "pdt-01"
+    )
     # Slot 0 shows bank option 1 (the key), slot 1 bank option 0.
     assert tuple(row) == (3, 1, 2, 1, 4, 1)
     # (The raw rows above skipped the other read models; only this one is asked.)
@@ -490,18 +484,15 @@ async def test_a_close_ranks_its_answerers_as_the_recount_does(host: Host) -> No
     # First post: nobody has a record, so the id alone ranks; 12 answerers
     # make groups of 3, and only the first three by code point are right.
     await host.start(questions=3, seconds=60)
+    first_question = host.question_of(host.current()).id
     for member in members:
         await host.answer(member, correct=member in first_three)
     await host.close_current()
-    async with host.service.repository.engine.connect() as connection:
-        row = (
-            await connection.execute(
-                text(
-                    "SELECT answered, correct, upper_answered, upper_correct, "
-                    "lower_answered, lower_correct FROM question_analysis"
-                )
-            )
-        ).one()
+    row = await _analysis_row(
+        host.service.repository.engine,
+        "answered, correct, upper_answered, upper_correct, lower_answered, lower_correct",
+        first_question,
+    )
     assert tuple(row) == (12, 3, 3, 3, 3, 0)
     # Second post: records now differ (right 2/3 smoothed, wrong 1/3), and
     # those with equal records are again ordered by id.
@@ -514,3 +505,13 @@ async def test_a_close_ranks_its_answerers_as_the_recount_does(host: Host) -> No
         await host.answer(member, correct=member in ("10", "9", "B", "Z"))
     await host.close_current()
     assert await check_read_models(host.service.repository.engine) == ([], 0)
+
+
+async def _analysis_row(engine: Any, columns: str, question_id: str) -> Any:
+    """`columns` of the question's one `question_analysis` row."""
+    async with engine.connect() as connection:
+        found = await connection.execute(
+            text(f"SELECT {columns} FROM question_analysis WHERE question_id = :question"),
+            {"question": question_id},
+        )
+        return found.one()
