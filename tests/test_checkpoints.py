@@ -57,10 +57,16 @@ async def test_the_task_checkpoints_on_its_own(tmp_path: Path) -> None:
     await checkpoints.start(database.writer)
     try:
         await _write_pages(database.writer, 200)
-        for _ in range(100):
-            if checkpoints.checkpoints >= 2:
+        # Checkpoints that ran during the writes copied only part; wait for
+        # the task's own turns after them (two, so one began after the last
+        # write), with a deadline rather than a count of sleeps.
+        after_writes = checkpoints.checkpoints
+        deadline = asyncio.get_running_loop().time() + 10
+        while asyncio.get_running_loop().time() < deadline:
+            if checkpoints.checkpoints >= after_writes + 2 and path.stat().st_size > 190 * PAGE:
                 break
             await asyncio.sleep(0.05)
+        assert checkpoints.checkpoints >= after_writes + 2, "the task stopped checkpointing"
         assert path.stat().st_size > 190 * PAGE, "the task copied nothing"
     finally:
         await checkpoints.stop()
