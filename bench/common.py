@@ -8,10 +8,11 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -123,6 +124,7 @@ class WriterHolds:
         self._began_cpu = 0.0
         self._ended = False
         self._lock = threading.Lock()
+        self._detach: Callable[[], None] = lambda: None
 
     async def attach(self, engine: AsyncEngine) -> None:
         async with engine.connect() as connection:
@@ -141,6 +143,11 @@ class WriterHolds:
                 return await queued(run)
 
             driver._execute = timed
+            self._detach = lambda: _restore(driver, queued)
+
+    def detach(self) -> None:
+        """Stop watching (the work between two measured closes runs untraced)."""
+        self._detach()
 
     def _trace(self, sql: str) -> None:
         if sql.startswith("BEGIN"):
@@ -191,6 +198,11 @@ async def bare_hold(path: str, rounds: int = 200) -> float:
             await bare.execute("COMMIT")
             longest = max(longest, time.perf_counter() - began)
     return longest
+
+
+def _restore(driver: Any, queued: Any) -> None:
+    driver._conn.set_trace_callback(None)
+    driver._execute = queued
 
 
 def percentile(samples: list[float], share: float, empty: float = float("nan")) -> float:
