@@ -383,6 +383,31 @@ async def test_reveal_shows_answer_explanation_distribution_and_first_correct(
     assert points.splitlines() == ["<@first-right> +14", "<@second-right> +14"]
 
 
+async def test_reveal_names_the_ten_who_earned_most_and_counts_the_rest(
+    host: Host, clock: FakeClock
+) -> None:
+    """Thirteen members right, one second apart, and one wrong: the reveal
+    lists the ten quickest (most points; a tie goes to the quicker) and says
+    how many more scored; the wrong answer is not among them."""
+    await host.start(questions=2, seconds=20)
+    sent = host.current()
+    start = clock.now()
+    await host.answer("wrong-first", correct=False)
+    for second in range(13):
+        clock.set(start + timedelta(seconds=second))
+        await host.answer(f"right-{second:02d}", correct=True)
+    await host.close_current()
+
+    [points] = [field.value for field in sent.latest.fields if field.name == "Points"]
+    lines = points.splitlines()
+    assert [line.split(" +")[0] for line in lines[:10]] == [
+        f"<@right-{second:02d}>" for second in range(10)
+    ]
+    earned = [int(line.split(" +")[1]) for line in lines[:10]]
+    assert earned == sorted(earned, reverse=True) and earned[0] > earned[-1]
+    assert lines[10:] == ["…and 3 more"]
+
+
 async def test_reveal_of_an_unanswered_question(host: Host) -> None:
     await host.start(questions=2)
     sent = host.current()

@@ -123,6 +123,15 @@ class MemberPoints:
 
 
 @dataclass(frozen=True)
+class TopPoints:
+    """The reveal's points: the members who earned most (highest first, then
+    quickest) and how many earned any."""
+
+    top: tuple[MemberPoints, ...] = ()
+    scorers: int = 0
+
+
+@dataclass(frozen=True)
 class TeamRow:
     """A team in a team quiz: how many members answered, and their points."""
 

@@ -284,7 +284,7 @@ class Posting:
             leaders = (
                 await self.scores.streak_leaders(post.channel_id) if post.kind == "daily" else None
             )
-            points = await self.ctx.repository.answers.points(post.id)
+            points = await self.ctx.repository.answers.points(post.id, texts.questions.POINTS_SHOWN)
             teams = (
                 await self.ctx.repository.teams.board(post.quiz_id, post.teams)
                 if post.quiz_id is not None and post.teams
@@ -293,9 +293,7 @@ class Posting:
             try:
                 names = await self.ctx.channels.names(
                     post.target,
-                    first
-                    + [u for u, _ in leaders or []]
-                    + [row.user_id for row in points[: texts.questions.POINTS_SHOWN]],
+                    first + [u for u, _ in leaders or []] + [row.user_id for row in points.top],
                 )
                 with speaking(await self.ctx.channels.language(post.target)):
                     ref = MessageRef(post.target, post.message_id)

@@ -9,7 +9,7 @@ from functools import cache
 
 from bot.chat import Button, ButtonStyle, Field, Image, OutMessage
 from bot.dialect import Dialect
-from bot.domain.records import MemberPoints, PostTally, TeamRow
+from bot.domain.records import PostTally, TeamRow, TopPoints
 from bot.i18n import N_, language, t, tn
 from bot.quiz.bank import Question
 from bot.quiz.buttons import HINT, REPORT, answer_custom_id
@@ -140,6 +140,9 @@ def distribution(view: QuestionView, tally: PostTally) -> str:
     return "\n".join(lines)
 
 
+NO_POINTS = TopPoints()
+
+
 def reveal(
     view: QuestionView,
     correct_slot: int,
@@ -147,12 +150,13 @@ def reveal(
     dialect: Dialect,
     names: Mapping[str, str] | None = None,
     streak_leaders: Sequence[tuple[str, int]] | None = None,
-    points: Sequence[MemberPoints] = (),
+    points: TopPoints = NO_POINTS,
     teams: Sequence[TeamRow] | None = None,
 ) -> OutMessage:
     """The closed question; a daily one (`streak_leaders` given) also shows
-    who has the longest daily streaks now. `points`: what each member who got
-    it right earned, highest first (speed points, halved after a hint)."""
+    who has the longest daily streaks now. `points`: what the members who got
+    it right earned, highest first (speed points, halved after a hint), the
+    first `POINTS_SHOWN` of them."""
     marks = ["✅ " if slot == correct_slot else "▫️ " for slot in range(len(view.option_order))]
     heading = dialect.escape_text(view.heading)
     prompt = dialect.escape_text(view.question.prompt)
@@ -186,7 +190,7 @@ def reveal(
         f"{closed}\n{prompt}\n{answer_name}: {answer}\n"
         f"{explanation}\n{distribution(view, tally)}\n{answers}. {first}"
     )
-    if points:
+    if points.top:
         points_text = points_lines(points, dialect, names)
         points_name = t("Points")
         fields.append(Field(points_name, points_text))
@@ -214,20 +218,19 @@ def reveal(
 POINTS_SHOWN = 10
 
 
-def points_lines(
-    points: Sequence[MemberPoints], dialect: Dialect, names: Mapping[str, str] | None
-) -> str:
+def points_lines(points: TopPoints, dialect: Dialect, names: Mapping[str, str] | None) -> str:
     lines = [
         (
             t("{member} +{points} (took the hint: half points)", member=who, points=row.points)
             if row.hinted
             else f"{who} +{row.points}"
         )
-        for row in points[:POINTS_SHOWN]
+        for row in points.top[:POINTS_SHOWN]
         for who in (dialect.mention(row.user_id, names),)
     ]
-    if len(points) > POINTS_SHOWN:
-        lines.append(tn("…and 1 more", "…and {count} more", len(points) - POINTS_SHOWN))
+    more = points.scorers - len(lines)
+    if more > 0:
+        lines.append(tn("…and 1 more", "…and {count} more", more))
     return "\n".join(lines)
 
 
