@@ -8,7 +8,7 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import datetime
 from pathlib import Path
@@ -124,7 +124,8 @@ class WriterHolds:
         self._began_cpu = 0.0
         self._ended = False
         self._lock = threading.Lock()
-        self._detach: Callable[[], None] = lambda: None
+        # The aiosqlite connection watched and its own queue call, to put back.
+        self._attached: tuple[Any, Any] | None = None
 
     async def attach(self, engine: AsyncEngine) -> None:
         async with engine.connect() as connection:
@@ -143,11 +144,15 @@ class WriterHolds:
                 return await queued(run)
 
             driver._execute = timed
-            self._detach = lambda: _restore(driver, queued)
+            self._attached = (driver, queued)
 
     def detach(self) -> None:
         """Stop watching (the work between two measured closes runs untraced)."""
-        self._detach()
+        if self._attached is not None:
+            driver, queued = self._attached
+            driver._conn.set_trace_callback(None)
+            driver._execute = queued
+            self._attached = None
 
     def _trace(self, sql: str) -> None:
         if sql.startswith("BEGIN"):
@@ -198,11 +203,6 @@ async def bare_hold(path: str, rounds: int = 200) -> float:
             await bare.execute("COMMIT")
             longest = max(longest, time.perf_counter() - began)
     return longest
-
-
-def _restore(driver: Any, queued: Any) -> None:
-    driver._conn.set_trace_callback(None)
-    driver._execute = queued
 
 
 def percentile(samples: list[float], share: float, empty: float = float("nan")) -> float:

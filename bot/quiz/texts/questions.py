@@ -225,7 +225,7 @@ def points_lines(points: TopPoints, dialect: Dialect, names: Mapping[str, str] |
             if row.hinted
             else f"{who} +{row.points}"
         )
-        for row in points.top[:POINTS_SHOWN]
+        for row in points.top
         for who in (dialect.mention(row.user_id, names),)
     ]
     more = points.scorers - len(lines)
